@@ -1,0 +1,467 @@
+"""Mexican Train, exactly as ``shared/rules/mexican_train.md`` (rule ids MT-x), options as data.
+
+Trains are named like the hub's slots: ``p1``..``p8`` (players' own trains) and ``mx``
+(the Mexican train). A move ``"6-4>p2"`` lays 6-4 on player 2's train.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from .base import SIMULATION, GameState, OptionSpec, RoundResult, Rules, check_mode, choice
+from .dealing import deal, hand_size_value, parse_ladder
+from .errors import IllegalMoveError, InvalidMoveError
+from .moves import Move, player_slot, slot_player
+from .registry import register
+from .tiles import Tile, in_set, set_max_pips
+
+MEXICAN = "mx"
+# MT-5 (GR) hand sizes by players; the rows for 5-8 players on double-9 and for 9-12 players
+# on double-15/18 are this project's extension (docs/rules/mexican-train.md).
+HAND_SIZES = {
+    9: {2: 15, 3: 13, 4: 10, 5: 8, 6: 7, 7: 6, 8: 5},
+    12: {2: 16, 3: 16, 4: 15, 5: 14, 6: 12, 7: 10, 8: 9},
+    15: {2: 16, 3: 16, 4: 15, 5: 14, 6: 12, 7: 10, 8: 9, 9: 11, 10: 10, 11: 9, 12: 8},
+    18: {2: 16, 3: 16, 4: 15, 5: 14, 6: 12, 7: 10, 8: 9, 9: 13, 10: 12, 11: 11, 12: 10},
+}
+
+OPTIONS = (
+    OptionSpec("set", "double-12", choice("double-12", "double-9", "double-15", "double-18"),
+               "tile set", "MT-1"),
+    OptionSpec("hand_size", "gr", hand_size_value, "tiles dealt: gr (table), wg (15) or a number",
+               "MT-5"),
+    OptionSpec("rounds", "full", lambda v: str(v).strip().lower(),
+               "full ladder to 0-0, wg (6 rounds from 12-12), or START:COUNT", "MT-4/MT-22"),
+    OptionSpec("double_blank", 50, int, "value of 0-0 left in hand", "MT-20", (50, 0)),
+    OptionSpec("double_rule", "satisfy-by-all",
+               choice("satisfy-by-all", "follow-up-by-player-only", "none"),
+               "what a double demands", "MT-14/MT-15"),
+    OptionSpec("extra_after_double", "any-train", choice("any-train", "on-double"),
+               "where the extra tile after a double goes", "MT-14"),
+    OptionSpec("multiple_doubles", "in-order", choice("in-order", "reverse-order", "one-per-turn"),
+               "several doubles in one turn", "MT-16"),
+    OptionSpec("first_turn", "one-tile", choice("one-tile", "run"),
+               "the starter's first turn", "MT-9"),
+    OptionSpec("end_on_double", "round-ends", choice("round-ends", "must-be-covered"),
+               "a last tile that is a double", "MT-18"),
+)
+
+
+@dataclass(slots=True)
+class Train:
+    """One train: its owner seat (None for the Mexican train), tiles, open end, marker."""
+
+    owner: int | None
+    open_end: int
+    tiles: list[Tile] = field(default_factory=list)
+    marker: bool = False
+
+    def copy(self) -> Train:
+        return Train(self.owner, self.open_end, list(self.tiles), self.marker)
+
+
+@dataclass(kw_only=True)
+class MexicanTrainState(GameState):
+    engine: int
+    max_pips: int
+    starter: int
+    trains: dict[str, Train]
+    open_doubles: list[str] = field(default_factory=list)  # trains ending in a double, in order
+    phase: str = "start"  # start | extra (after a double) | run (first-turn run)
+    has_drawn: bool = False
+    drawn: Tile | None = None
+    doubles_this_turn: int = 0
+    passes: int = 0  # consecutive passes (blocked round detection)
+    out: int | None = None
+    pending_last_double: tuple[int, str] | None = None  # end_on_double=must-be-covered
+    starter_done: bool = False
+    announced: set[int] = field(default_factory=set)
+    with_number: list[int] = field(default_factory=list)  # non-double tiles on table per number
+
+    def snapshot(self):
+        return (
+            super().snapshot(),
+            {name: train.copy() for name, train in self.trains.items()},
+            list(self.open_doubles), self.phase, self.has_drawn, self.drawn,
+            self.doubles_this_turn, self.passes, self.out, self.pending_last_double,
+            self.starter_done, set(self.announced), list(self.with_number),
+        )
+
+    def restore(self, snap) -> None:
+        (
+            base, self.trains, self.open_doubles, self.phase, self.has_drawn, self.drawn,
+            self.doubles_this_turn, self.passes, self.out, self.pending_last_double,
+            self.starter_done, self.announced, self.with_number,
+        ) = snap
+        super().restore(base)
+
+
+def train_label(name: str) -> str:
+    return "the Mexican train" if name == MEXICAN else f"{name}'s train"
+
+
+class MexicanTrain(Rules):
+    name = "mexican-train"
+    aliases = ("mt", "mexican")
+    title = "Mexican Train"
+    min_players = 2
+    max_players = 12
+    option_specs = OPTIONS
+
+    # -- options and plan ---------------------------------------------------------------
+    def check_options(self, players: int, options: dict) -> None:
+        max_pips = set_max_pips(options["set"])
+        parse_ladder(options["rounds"], max_pips, short=(12, 6))
+        size = self.hand_size(players, options)
+        tiles = (max_pips + 1) * (max_pips + 2) // 2 - 1
+        if size * players > tiles:
+            raise ValueError(f"{players} hands of {size} do not fit a {options['set']} set (MT-5)")
+
+    def hand_size(self, players: int, options: dict) -> int:
+        value = options["hand_size"]
+        if isinstance(value, int):
+            return value
+        if value == "wg":
+            return 15
+        table = HAND_SIZES[set_max_pips(options["set"])]
+        if players not in table:
+            raise ValueError(f"MT-5 has no hand size for {players} players on {options['set']}")
+        return table[players]
+
+    def round_plan(self, players: int, options: dict) -> list[int]:
+        return parse_ladder(options["rounds"], set_max_pips(options["set"]), short=(12, 6))
+
+    # -- a round ------------------------------------------------------------------------
+    def new_round(self, players, options, round_index=0, *, mode=SIMULATION, seed=None,
+                  previous=None, **table) -> MexicanTrainState:
+        check_mode(mode)
+        max_pips = set_max_pips(options["set"])
+        engine = self.round_plan(players, options)[round_index]
+        starter = table.get("starter", round_index % players)  # MT-7; WG: starter rotates
+        size = self.hand_size(players, options)
+        all_tiles = (max_pips + 1) * (max_pips + 2) // 2 - 1
+        hand_sizes = list(table.get("hand_sizes") or [size] * players)
+        hands = boneyard = None
+        if mode == SIMULATION:
+            hands, boneyard = deal(max_pips, hand_sizes, random.Random(seed),
+                                   exclude=Tile(engine, engine))  # MT-4
+            boneyard_count = len(boneyard)
+        else:
+            boneyard_count = int(table.get("boneyard_count", all_tiles - sum(hand_sizes)))
+        trains = {player_slot(s): Train(s, engine) for s in range(players)}
+        trains[MEXICAN] = Train(None, engine)
+        state = MexicanTrainState(
+            game=self.name, options=options, players=players, mode=mode,
+            round_index=round_index, current=starter, hand_sizes=hand_sizes, hands=hands,
+            boneyard=boneyard, boneyard_count=boneyard_count, played={Tile(engine, engine)},
+            engine=engine, max_pips=max_pips, starter=starter, trains=trains,
+            with_number=[0] * (max_pips + 1),
+        )
+        state.setup = {"starter": starter, "hand_sizes": list(hand_sizes),
+                       "boneyard_count": boneyard_count}
+        return state
+
+    # -- where a tile may go ------------------------------------------------------------
+    def coverable(self, state: MexicanTrainState, train_name: str) -> bool:
+        """MT-17: a double can be covered while some tile of its number is off the table."""
+        number = state.trains[train_name].open_end
+        return state.with_number[number] < state.max_pips
+
+    def blocking_double(self, state: MexicanTrainState) -> str | None:
+        """The open double that must be closed next (MT-15, MT-16), if any."""
+        blocking = [name for name in state.open_doubles if self.coverable(state, name)]
+        if not blocking:
+            return None
+        return blocking[-1] if state.options["multiple_doubles"] == "reverse-order" else blocking[0]
+
+    def open_to(self, state: MexicanTrainState, seat: int) -> list[str]:
+        """Trains the seat may use (MT-8): its own, the Mexican train, marked trains."""
+        return [name for name, train in state.trains.items()
+                if train.owner is None or train.owner == seat or train.marker]
+
+    def allowed_targets(self, state: MexicanTrainState) -> list[str]:
+        """Trains the current player may play on now, after obligations (MT-8, MT-15, MT-16)."""
+        seat = state.current
+        if state.phase == "run":
+            return [player_slot(seat)]
+        trains = self.open_to(state, seat)
+        first = self.blocking_double(state)
+        if state.phase == "extra":
+            # MT-14: the extra tile may go on any train; MT-16: only the first double takes it.
+            later = {n for n in state.open_doubles if n != first}
+            return [n for n in trains if n not in later]
+        if first is not None and state.options["double_rule"] == "satisfy-by-all":
+            return [first]  # MT-15
+        return trains
+
+    def _plays(self, state: MexicanTrainState, tiles) -> list[Move]:
+        targets = [(name, state.trains[name].open_end) for name in self.allowed_targets(state)]
+        one_double = state.options["multiple_doubles"] == "one-per-turn" and state.phase == "extra"
+        moves = []
+        for tile in tiles:
+            if one_double and tile.is_double:
+                continue
+            a, b = tile
+            for name, end in targets:
+                if a == end or b == end:
+                    moves.append(Move("play", tile, name))
+        return moves
+
+    def _must_cover_own_double(self, state: MexicanTrainState, moves: list[Move]) -> list[Move]:
+        """extra_after_double=on-double: cover your own double when you can."""
+        if state.phase != "extra" or state.options["extra_after_double"] != "on-double":
+            return moves
+        first = self.blocking_double(state)
+        covering = [m for m in moves if m.target == first]
+        return covering or moves
+
+    def legal_moves(self, state: MexicanTrainState) -> list[Move]:
+        if self.is_round_over(state):
+            return []
+        if state.simulated:
+            tiles = [state.drawn] if state.has_drawn and state.drawn else state.hands[state.current]
+        else:
+            tiles = [t for t in self._unseen(state)]
+        plays = self._must_cover_own_double(state, self._plays(state, tiles))
+        if state.phase == "run":
+            return plays + [Move("done")]
+        if plays and state.simulated:
+            return plays
+        words = []
+        if not state.has_drawn and state.boneyard_count > 0:
+            words.append(Move("draw"))
+        if state.has_drawn or state.boneyard_count == 0:
+            words.append(Move("pass"))
+        return plays + words
+
+    def _unseen(self, state: MexicanTrainState) -> list[Tile]:
+        return [Tile(a, b) for a in range(state.max_pips + 1) for b in range(a + 1)
+                if Tile(a, b) not in state.played]
+
+    # -- checking -----------------------------------------------------------------------
+    def check(self, state: MexicanTrainState, move: Move) -> None:
+        self.require_turn_holder(state)
+        seat = state.current
+        if move.kind == "play":
+            self._check_play(state, move)
+        elif move.kind == "draw":
+            if state.phase == "run":
+                raise IllegalMoveError("MT-9", "During a first-turn run, say done to end it.")
+            if state.has_drawn:
+                raise IllegalMoveError("MT-11", f"p{seat + 1} has already drawn this turn.")
+            if state.boneyard_count == 0:
+                raise IllegalMoveError("MT-11", "The boneyard is empty: pass instead of drawing.")
+            self._refuse_if_can_play(state, "draw")
+        elif move.kind == "pass":
+            if state.phase == "run":
+                raise IllegalMoveError("MT-9", "During a first-turn run, say done to end it.")
+            if not state.has_drawn and state.boneyard_count > 0:
+                raise IllegalMoveError("MT-11", "Draw a tile before passing; the boneyard is not empty.")
+            self._refuse_if_can_play(state, "pass")
+        elif move.kind == "done":
+            if state.phase != "run":
+                raise IllegalMoveError("MT-9", "Done only ends a first-turn run; play, draw or pass.")
+        elif move.kind == "announce":
+            target = slot_player(move.value or "")
+            if target is None or target >= state.players:
+                raise InvalidMoveError(f"announce needs a player like p2, not {move.value!r}")
+            if state.hand_sizes[target] != 1:
+                raise IllegalMoveError(
+                    "MT-13", f"p{target + 1} holds {state.hand_sizes[target]} tiles, not one.")
+        else:
+            raise InvalidMoveError(f"{move} is not a Mexican Train move")
+
+    def _refuse_if_can_play(self, state: MexicanTrainState, word: str) -> None:
+        if not state.simulated:
+            return  # hands are hidden: MT-10 cannot be checked at the table
+        plays = self._must_cover_own_double(state, self._plays(
+            state, [state.drawn] if state.has_drawn and state.drawn else state.hands[state.current]))
+        if plays:
+            raise IllegalMoveError(
+                "MT-10", f"p{state.current + 1} can play {plays[0]}, so may not {word}.")
+
+    def _check_play(self, state: MexicanTrainState, move: Move) -> None:
+        tile, name, seat = move.tile, move.target, state.current
+        options = state.options
+        if not in_set(tile, state.max_pips):
+            raise IllegalMoveError("MT-1", f"{tile} is not a tile of a {options['set']} set.")
+        if tile in state.played:
+            raise IllegalMoveError("MT-1", f"{tile} is already on the table: every tile exists once.")
+        if state.simulated and tile not in state.hands[seat]:
+            raise IllegalMoveError("MT-5", f"p{seat + 1} does not hold {tile}.")
+        if not state.simulated and state.hand_sizes[seat] == 0:
+            raise IllegalMoveError("MT-19", f"p{seat + 1} has no tiles left to play.")
+        if name is None:
+            raise IllegalMoveError("MT-8", f"{tile} fits no train that p{seat + 1} may use now.")
+        if name not in state.trains:
+            raise IllegalMoveError("MT-2", f"There is no train {name} at this table.")
+        train = state.trains[name]
+        if state.phase == "run" and name != player_slot(seat):
+            raise IllegalMoveError("MT-9", "A first-turn run goes on your own train only.")
+        must_cover = (self.blocking_double(state) == name
+                      and state.options["double_rule"] == "satisfy-by-all")
+        if name not in self.open_to(state, seat) and not must_cover:  # MT-15 opens it
+            raise IllegalMoveError(
+                "MT-8", f"{tile} cannot go on {train_label(name)}: it is not p{seat + 1}'s "
+                        "and has no marker.")
+        if not tile.has(train.open_end):
+            what = "the engine" if not train.tiles else "it ends in"
+            raise IllegalMoveError(
+                "MT-8", f"{tile} cannot go on {train_label(name)}: {what} {train.open_end}.")
+        if state.simulated and state.has_drawn and state.drawn and tile != state.drawn:
+            raise IllegalMoveError("MT-11", f"After drawing, only the drawn tile {state.drawn} may be played.")
+        if (state.phase == "extra" and tile.is_double
+                and options["multiple_doubles"] == "one-per-turn"):
+            raise IllegalMoveError("MT-16", "Only one double may be played in a turn.")
+        allowed = self.allowed_targets(state)
+        if name not in allowed:
+            first = self.blocking_double(state)
+            if state.phase == "extra":
+                raise IllegalMoveError(
+                    "MT-16", f"Open doubles close in the order played: cover {train_label(first)} first.")
+            raise IllegalMoveError(
+                "MT-15", f"The double on {train_label(first)} is open and must be covered first.")
+        if state.simulated:
+            choices = self._must_cover_own_double(state, self._plays(state, state.hands[seat]))
+            if move not in choices:
+                raise IllegalMoveError(
+                    "MT-14", f"Cover your own double on {train_label(self.blocking_double(state))} "
+                             "when you can (house rule extra_after_double=on-double).")
+
+    # -- applying -----------------------------------------------------------------------
+    def _apply(self, state: MexicanTrainState, move: Move) -> None:
+        kind = move.kind
+        if kind == "play":
+            self._apply_play(state, move)
+        elif kind == "draw":
+            state.has_drawn = True
+            state.boneyard_count -= 1
+            state.hand_sizes[state.current] += 1
+            state.announced.discard(state.current)
+            if state.simulated:
+                state.drawn = state.boneyard.pop()
+                state.hands[state.current].append(state.drawn)
+            if state.pending_last_double and state.pending_last_double[0] == state.current:
+                state.pending_last_double = None
+        elif kind == "pass":
+            state.trains[player_slot(state.current)].marker = True  # MT-11
+            state.passes += 1
+            self._end_turn(state)
+        elif kind == "done":
+            self._end_turn(state)
+        elif kind == "announce":
+            state.announced.add(slot_player(move.value))
+
+    def _apply_play(self, state: MexicanTrainState, move: Move) -> None:
+        tile, name, seat = move.tile, move.target, state.current
+        options = state.options
+        train = state.trains[name]
+        if state.simulated:
+            state.hands[seat].remove(tile)
+        state.hand_sizes[seat] -= 1
+        state.played.add(tile)
+        if not tile.is_double:
+            state.with_number[tile[0]] += 1
+            state.with_number[tile[1]] += 1
+        train.tiles.append(tile)
+        train.open_end = tile.other_end(train.open_end)
+        state.passes = 0
+        state.drawn = None
+        if train.owner == seat:
+            train.marker = False  # MT-12
+        if name in state.open_doubles:
+            state.open_doubles.remove(name)
+            pending = state.pending_last_double
+            if pending and pending[1] == name and state.hand_sizes[pending[0]] == 0:
+                state.out = pending[0]  # MT-18 must-be-covered: covered now
+                return
+        if tile.is_double and options["double_rule"] != "none":
+            state.open_doubles.append(name)
+            if state.hand_sizes[seat] == 0:
+                if options["end_on_double"] == "round-ends":
+                    state.out = seat  # MT-18
+                    return
+                state.pending_last_double = (seat, name)
+            state.phase = "extra"  # MT-14
+            state.has_drawn = False
+            state.doubles_this_turn += 1
+            return
+        if state.hand_sizes[seat] == 0:
+            state.out = seat  # MT-19
+            return
+        first_run = (options["first_turn"] == "run" and seat == state.starter
+                     and not state.starter_done and name == player_slot(seat))
+        if first_run:
+            state.phase = "run"
+            return
+        self._end_turn(state)
+
+    def _end_turn(self, state: MexicanTrainState) -> None:
+        if state.current == state.starter:
+            state.starter_done = True
+        if state.options["double_rule"] != "satisfy-by-all":
+            state.open_doubles.clear()  # nobody else is bound by the double
+        state.current = (state.current + 1) % state.players
+        state.phase = "start"
+        state.has_drawn = False
+        state.drawn = None
+        state.doubles_this_turn = 0
+
+    # -- end of round -------------------------------------------------------------------
+    def is_round_over(self, state: MexicanTrainState) -> bool:
+        return state.out is not None or (state.passes >= state.players and state.boneyard_count == 0)
+
+    def round_result(self, state: MexicanTrainState, revealed=None) -> RoundResult:
+        if not self.is_round_over(state):
+            raise ValueError("the round is not over yet (MT-19)")
+        pips = hand_pips_for(self, state, revealed)
+        if state.out is not None:
+            scores = [0 if seat == state.out else pips[seat] for seat in range(state.players)]
+            return RoundResult(scores, "out", [state.out], pips)
+        best = min(pips)
+        return RoundResult(list(pips), "blocked", [s for s, p in enumerate(pips) if p == best], pips)
+
+    def describe(self, state: MexicanTrainState) -> dict:
+        view = super().describe(state)
+        first = self.blocking_double(state)
+        view.update({
+            "engine": f"{state.engine}-{state.engine}",
+            "starter": state.starter,
+            "phase": state.phase,
+            "has_drawn": state.has_drawn,
+            "trains": [
+                {"name": name, "owner": train.owner, "open_end": train.open_end,
+                 "marker": train.marker, "count": len(train.tiles),
+                 "tiles": [str(t) for t in train.tiles],
+                 "open_double": name in state.open_doubles}
+                for name, train in state.trains.items()
+            ],
+            "must_cover": first,
+            "announced": sorted(state.announced),
+            "reminders": [f"p{seat + 1} has one tile left: announce it (MT-13)."
+                          for seat, size in enumerate(state.hand_sizes)
+                          if size == 1 and seat not in state.announced],
+            "out": state.out,
+        })
+        return view
+
+
+def hand_pips_for(rules: Rules, state: GameState, revealed) -> list[int]:
+    """Penalty pips per seat: from the hands (simulation) or what was revealed (table)."""
+    options = state.options
+    if state.simulated and not revealed:
+        return [rules.hand_pips(hand, options) for hand in state.hands]
+    revealed = revealed or {}
+    missing = [f"p{s + 1}" for s in range(state.players)
+               if s not in revealed and state.hand_sizes[s] > 0]
+    if missing:
+        raise ValueError(f"the hands of {', '.join(missing)} are needed to score this round")
+    pips = []
+    for seat in range(state.players):
+        hand = revealed.get(seat, [])
+        pips.append(hand if isinstance(hand, int) else rules.hand_pips(hand, options))
+    return pips
+
+
+MEXICAN_TRAIN = register(MexicanTrain())
