@@ -273,3 +273,38 @@ class Rules(ABC):
 def check_mode(mode: str) -> None:
     if mode not in MODES:
         raise InvalidMoveError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+
+
+def round_end_pips(rules: Rules, state: GameState, revealed) -> list[int]:
+    """Penalty pips per seat: from the hands (simulation) or what was revealed (table)."""
+    options = state.options
+    if state.simulated and not revealed:
+        return [rules.hand_pips(hand, options) for hand in state.hands]
+    revealed = revealed or {}
+    missing = [f"p{s + 1}" for s in range(state.players)
+               if s not in revealed and state.hand_sizes[s] > 0]
+    if missing:
+        raise ValueError(f"the hands of {', '.join(missing)} are needed to score this round")
+    pips = []
+    for seat in range(state.players):
+        hand = revealed.get(seat, [])
+        pips.append(hand if isinstance(hand, int) else rules.hand_pips(hand, options))
+    return pips
+
+
+def reveal_problems(state: GameState, revealed: dict | None) -> list[str]:
+    """Cross-check hands revealed at round end: a tile on the table or shown twice, a wrong count."""
+    found: list[str] = []
+    seen: dict = {}
+    for seat, hand in sorted((revealed or {}).items()):
+        if isinstance(hand, int):
+            continue
+        if len(hand) != state.hand_sizes[seat]:
+            found.append(f"p{seat + 1} showed {len(hand)} tiles but should hold {state.hand_sizes[seat]}.")
+        for tile in hand:
+            if tile in state.played:
+                found.append(f"p{seat + 1} showed {tile}, which is already on the table.")
+            elif tile in seen:
+                found.append(f"{tile} was shown by both p{seen[tile] + 1} and p{seat + 1}.")
+            seen.setdefault(tile, seat)
+    return found

@@ -63,6 +63,7 @@ def play_random_match(
     options = rules.resolve_options(players, options)
     rng = random.Random(seed)
     record = MatchRecord(rules.name, options, players)
+    plan = rules.round_plan(players, options)
     round_index = 0
     previous: GameState | None = None
     while not rules.match_over(players, options, record.totals(), round_index):
@@ -74,7 +75,7 @@ def play_random_match(
         result = rules.round_result(state)
         record.rounds.append(
             RoundRecord(
-                engine=getattr(state, "engine", round_index + 1),
+                engine=f"{plan[round_index]}-{plan[round_index]}" if plan else round_index + 1,
                 scores=result.scores,
                 ended=result.ended,
                 moves=[str(m) for m in state.moves] if keep_moves else [],

@@ -9,7 +9,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .base import SIMULATION, GameState, OptionSpec, RoundResult, Rules, check_mode, choice
+from .base import (
+    SIMULATION, GameState, OptionSpec, RoundResult, Rules, check_mode, choice, reveal_problems,
+    round_end_pips,
+)
 from .dealing import deal, hand_size_value, parse_ladder
 from .errors import IllegalMoveError, InvalidMoveError
 from .moves import Move, player_slot, slot_player
@@ -415,12 +418,14 @@ class MexicanTrain(Rules):
     def round_result(self, state: MexicanTrainState, revealed=None) -> RoundResult:
         if not self.is_round_over(state):
             raise ValueError("the round is not over yet (MT-19)")
-        pips = hand_pips_for(self, state, revealed)
+        pips = round_end_pips(self, state, revealed)
+        details = {"problems": reveal_problems(state, revealed)}
         if state.out is not None:
             scores = [0 if seat == state.out else pips[seat] for seat in range(state.players)]
-            return RoundResult(scores, "out", [state.out], pips)
+            return RoundResult(scores, "out", [state.out], pips, details)
         best = min(pips)
-        return RoundResult(list(pips), "blocked", [s for s, p in enumerate(pips) if p == best], pips)
+        winners = [s for s, p in enumerate(pips) if p == best]
+        return RoundResult(list(pips), "blocked", winners, pips, details)
 
     def describe(self, state: MexicanTrainState) -> dict:
         view = super().describe(state)
@@ -445,23 +450,6 @@ class MexicanTrain(Rules):
             "out": state.out,
         })
         return view
-
-
-def hand_pips_for(rules: Rules, state: GameState, revealed) -> list[int]:
-    """Penalty pips per seat: from the hands (simulation) or what was revealed (table)."""
-    options = state.options
-    if state.simulated and not revealed:
-        return [rules.hand_pips(hand, options) for hand in state.hands]
-    revealed = revealed or {}
-    missing = [f"p{s + 1}" for s in range(state.players)
-               if s not in revealed and state.hand_sizes[s] > 0]
-    if missing:
-        raise ValueError(f"the hands of {', '.join(missing)} are needed to score this round")
-    pips = []
-    for seat in range(state.players):
-        hand = revealed.get(seat, [])
-        pips.append(hand if isinstance(hand, int) else rules.hand_pips(hand, options))
-    return pips
 
 
 MEXICAN_TRAIN = register(MexicanTrain())
