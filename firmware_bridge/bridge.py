@@ -1,0 +1,236 @@
+"""HubLink: the companion's side of the hub protocol (the API the scorekeeper calls).
+
+    from firmware_bridge import HubLink, scene_from_summary
+    link = HubLink(url="mqtt://127.0.0.1:1883", instance="venue-1", on_event=handle)
+    link.start()                                  # connects in the background
+    link.send_scene("h-0001", scene_from_summary(turn="p2", markers=["p1"], open_double="p3"))
+    ...; link.stop()
+
+`on_event(HubEvent)` is called on the link's own thread for kinds "online", "offline",
+"marker", "button", "state" (sensed markers in `event.message.mk`), "ack" and "info"; an
+exception in it is logged and counted (`link.stats["handler_errors"]`), never fatal. Without
+`on_event`, events go to `link.events` (a queue.Queue). `send_scene` is thread-safe, returns
+the command id, remembers the scene as the hub's desired scene and delivers it: resent with
+the same id every `ack_timeout` s until acked, paused while the hub is offline, resent on
+its next `online`, on a new `boot` and on a `seq` gap (both also send `cmd/rebirth`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import queue
+import threading
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import protocol as p
+from .client import MqttClient
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class HubEvent:
+    kind: str  # online | offline | marker | button | state | ack | info
+    hub: str
+    message: Any = None  # the decoded protocol message (MarkerEvt, ButtonEvt, State, Ack...)
+    received: float = 0.0  # wall time (time.time()) of receipt: the hub has no clock
+
+
+@dataclass
+class HubView:
+    """What the link knows about one hub."""
+
+    hub: str
+    online: bool = False
+    boot: int | None = None
+    seq: int | None = None
+    info: p.Info | None = None
+    state: p.State | None = None
+    desired: p.SceneCmd | None = None  # the scene it should show
+    acked: bool = False
+    sent_at: float = 0.0
+    clock_offset: float | None = None  # min(receipt monotonic ms - hub t) for this boot
+    seen: deque = field(default_factory=lambda: deque(maxlen=64))  # recent (boot, seq)
+
+
+class HubLink:
+    def __init__(self, url: str, instance: str = "companion", *,
+                 on_event: Callable[[HubEvent], None] | None = None,
+                 username: str | None = None, password: str | None = None,
+                 ack_timeout: float = 2.0, scene_exp_ms: int = 5000, keepalive: int = 10,
+                 id_prefix: str | None = None) -> None:
+        self.instance = p.check_id(instance, "instance")
+        self.events: queue.Queue[HubEvent] = queue.Queue()
+        self.ack_timeout = ack_timeout
+        self.scene_exp_ms = scene_exp_ms
+        self.hubs: dict[str, HubView] = {}
+        self.decoder = p.Decoder(log)
+        self._on_event = on_event or self.events.put
+        self._lock = threading.RLock()
+        prefix = id_prefix or f"c{os.getpid() % 10000:04d}{int(time.time()) % 100000:05d}"
+        self._ids = (f"{prefix}-{n}" for n in itertools.count(1))
+        self.client = MqttClient(
+            url, client_id=f"companion-{instance}", keepalive=keepalive,
+            will=p.encode(instance, p.CompanionStatus(False)),
+            subscriptions=[(f"{p.ROOT}hub/+/#", 1)], username=username, password=password,
+            on_connect=self._connected, on_message=self._message, on_tick=self._tick)
+        self.stats = self.client.stats
+
+    # ------------------------------------------------------------------ public API
+    def start(self) -> HubLink:
+        self.client.start()
+        return self
+
+    def stop(self) -> None:
+        self.client.stop(final=p.encode(self.instance, p.CompanionStatus(False)))
+
+    def wait_connected(self, timeout: float = 10.0) -> bool:
+        return self.client.wait_connected(timeout)
+
+    def send_scene(self, hub: str, scene: p.Scene) -> str:
+        """Make `scene` the hub's desired scene and deliver it; returns the command id."""
+        p.check_id(hub, "hub")
+        with self._lock:
+            view = self._view(hub)
+            cmd_id = next(self._ids)
+            view.desired = p.SceneCmd.of(scene, id=cmd_id, exp=self.scene_exp_ms)
+            view.acked = False
+            if view.online:
+                self._send_desired(view)
+        return cmd_id
+
+    def identify(self, hub: str, ms: int = 3000) -> str:
+        """Blink the hub for `ms` (pairing, "find my hub"); fire and forget."""
+        cmd_id = next(self._ids)
+        self.client.publish(p.encode(hub, p.IdentifyCmd(id=cmd_id, ms=ms)), 5)
+        return cmd_id
+
+    def rebirth(self, hub: str) -> None:
+        self.stats["rebirths"] += 1
+        self.client.publish(p.encode(hub, p.RebirthCmd(id=next(self._ids))), 5)
+
+    def online_hubs(self) -> list[str]:
+        with self._lock:
+            return sorted(h for h, v in self.hubs.items() if v.online)
+
+    # ------------------------------------------------------------- dispatcher thread
+    def _view(self, hub: str) -> HubView:
+        if hub not in self.hubs:
+            self.hubs[hub] = HubView(hub)
+        return self.hubs[hub]
+
+    def _emit(self, kind: str, hub: str, message: Any = None) -> None:
+        try:
+            self._on_event(HubEvent(kind, hub, message, time.time()))
+        except Exception:  # noqa: BLE001 - the owner's bug must not stop the link
+            self.stats["handler_errors"] += 1
+            log.exception("on_event failed for %s %s", kind, hub)
+
+    def _connected(self, session_present: bool) -> None:
+        self.client.publish(p.encode(self.instance, p.CompanionStatus(True)))
+        with self._lock:
+            for view in self.hubs.values():
+                if view.online and view.desired:
+                    self._send_desired(view)
+
+    def _send_desired(self, view: HubView) -> None:
+        cmd = view.desired
+        if view.clock_offset is not None:  # hub clock now, so the hub can apply `exp`
+            hub_now = int(time.monotonic() * 1000 - view.clock_offset)
+            cmd = p.SceneCmd(**{**cmd.__dict__, "t": max(0, hub_now)})
+        view.sent_at = time.monotonic()
+        self.client.publish(p.encode(view.hub, cmd), cmd.exp / 1000)
+        self.stats["scenes_sent"] += 1
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            for view in self.hubs.values():
+                if (view.online and view.desired and not view.acked
+                        and now - view.sent_at >= self.ack_timeout):
+                    self.stats["resent"] += 1
+                    self._send_desired(view)
+
+    def _message(self, topic: str, payload: bytes) -> None:
+        decoded = self.decoder(topic, payload)
+        if decoded is None:
+            return
+        if decoded.kind in ("scene", "identify", "rebirth", "leds", "companion", "log"):
+            return  # our own commands echoed, other companions, hub logs
+        hub, msg = decoded.owner, decoded.message
+        with self._lock:
+            view = self._view(hub)
+            if decoded.kind == "status":
+                self._status(view, msg.online)
+                return
+            if decoded.kind == "info":
+                view.info = msg
+                self._boot(view, msg.boot)
+                self._emit("info", hub, msg)
+                return
+            if not self._sequence(view, msg):
+                return
+            if decoded.kind == "state":
+                view.state = msg
+            elif decoded.kind == "ack":
+                self.stats["acks"] += 1
+                if view.desired and msg.id == view.desired.id:
+                    if msg.ok:
+                        view.acked = True
+                    elif msg.err != "expired":  # expired: the resend timer tries again
+                        view.acked = True
+                        log.warning("hub %s refused scene %s: %s", hub, msg.id, msg.err)
+            self._emit(decoded.kind, hub, msg)
+
+    def _status(self, view: HubView, online: bool) -> None:
+        if online == view.online:
+            return
+        view.online = online
+        self._emit("online" if online else "offline", view.hub)
+        if online and view.desired:
+            view.acked = False
+            self._send_desired(view)
+
+    def _boot(self, view: HubView, boot: int) -> bool:
+        """Track the hub's boot; a new one resets seq and clock; True if it changed."""
+        if view.boot == boot:
+            return False
+        new_boot = view.boot is not None and boot > view.boot
+        if view.boot is None or new_boot:
+            view.boot, view.seq, view.clock_offset = boot, None, None
+        if new_boot and view.desired:
+            view.acked = False
+            if view.online:
+                self._send_desired(view)
+        return new_boot
+
+    def _sequence(self, view: HubView, msg: Any) -> bool:
+        """Dedupe by (boot, seq); on a gap in the current boot send rebirth + the scene.
+        Returns False for a duplicate (already delivered)."""
+        key = (msg.boot, msg.seq)
+        if msg.boot is not None and key in view.seen:
+            self.stats["duplicates"] += 1
+            return False
+        if msg.boot is not None:
+            view.seen.append(key)
+            if view.boot is not None and msg.boot < view.boot:
+                return True  # a late message of an earlier boot: deliver, do not track
+            self._boot(view, msg.boot)
+            if view.seq is not None and msg.seq > view.seq + 1:
+                self.stats["seq_gaps"] += 1
+                log.info("hub %s seq gap %s -> %s: rebirth", view.hub, view.seq, msg.seq)
+                self.rebirth(view.hub)
+                if view.desired and view.online:
+                    self._send_desired(view)
+            view.seq = msg.seq if view.seq is None else max(view.seq, msg.seq)
+        t = getattr(msg, "t", None)
+        if t:
+            offset = time.monotonic() * 1000 - t
+            if view.clock_offset is None or offset < view.clock_offset:
+                view.clock_offset = offset
+        return True

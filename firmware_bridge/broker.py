@@ -1,0 +1,258 @@
+"""Brokers: spawn Debian's `mosquitto` on loopback (generated config, persistence), else an
+embedded amqtt broker bound to 127.0.0.1 with a warning; and the venue config writer
+(per-hub passwords, the ACL of docs/protocol.md, persistence, raised limits).
+
+    with start_local_broker(workdir) as broker:   # no MQTT_URL set
+        url = broker.url                            # "mqtt://127.0.0.1:40123"
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import json
+import logging
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from .protocol import ROOT, check_id
+
+log = logging.getLogger(__name__)
+COMPANION_USER = "companion"
+MAX_PACKET_SIZE = 8192  # a few KiB: payloads are <= 1 KiB plus topic and headers
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1 (the OS picks it)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nothing listens on {host}:{port}") from None
+            time.sleep(0.02)
+
+
+def mosquitto_binary() -> str | None:
+    """Path of the mosquitto binary (Debian puts it in /usr/sbin), or None."""
+    return shutil.which("mosquitto") or next(
+        (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if os.access(p, os.X_OK)),
+        None)
+
+
+def password_hash(password: str, salt: bytes | None = None, iterations: int = 101) -> str:
+    """A mosquitto 2.x password-file hash ($7$ = PBKDF2-SHA512), as `mosquitto_passwd` writes."""
+    salt = salt or secrets.token_bytes(12)
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, iterations)
+    return f"$7${iterations}${base64.b64encode(salt).decode()}${base64.b64encode(digest).decode()}"
+
+
+def acl_text(hubs: list[str], companion_user: str = COMPANION_USER) -> str:
+    """The ACL of the contract: the companion reads/writes everything under the root; a hub
+    writes only its own non-command topics and reads only its own cmd/# and companion status."""
+    lines = [f"user {companion_user}", "topic readwrite dominoes/#", ""]
+    for hub in hubs:
+        base = f"{ROOT}hub/{check_id(hub, 'hub')}"
+        lines += [f"user {hub}"]
+        lines += [f"topic write {base}/{s}" for s in
+                  ("status", "info", "state", "evt/marker", "evt/button", "ack", "log/#")]
+        lines += [f"topic read {base}/cmd/#", f"topic read {ROOT}companion/+/status", ""]
+    return "\n".join(lines)
+
+
+def _common_conf(data_dir: Path, spawned: bool = False) -> list[str]:
+    # a spawned broker keeps the caller's user (as root, mosquitto would drop to 'mosquitto')
+    run_as = ["user root"] if spawned and os.geteuid() == 0 else []
+    return run_as + [
+        "persistence true",
+        f"persistence_location {data_dir}/",
+        "autosave_interval 5",
+        "max_queued_messages 10000",
+        "max_inflight_messages 100",
+        f"max_packet_size {MAX_PACKET_SIZE}",
+        "set_tcp_nodelay true",
+        "persistent_client_expiration 14d",
+        f"log_dest file {data_dir}/mosquitto.log",
+        "log_type error", "log_type warning", "log_type notice",
+    ]
+
+
+def write_venue_config(hubs: list[str], out_dir: str | Path, port: int = 1883,
+                       bind: str = "0.0.0.0", companion_user: str = COMPANION_USER,
+                       spawned: bool = False) -> dict:
+    """Write mosquitto.conf, passwd, acl and credentials.json (plain passwords to flash into
+    each hub; mode 0600) into `out_dir`. Existing hub passwords in credentials.json are kept."""
+    out = Path(out_dir).resolve()
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    cred_path = out / "credentials.json"
+    creds = json.loads(cred_path.read_text()) if cred_path.exists() else {}
+    for user in [companion_user, *hubs]:
+        check_id(user, "user")
+        creds.setdefault(user, secrets.token_urlsafe(18))
+    cred_path.write_text(json.dumps(creds, indent=2, sort_keys=True) + "\n")
+    cred_path.chmod(0o600)
+    users = [companion_user, *sorted(set(creds) - {companion_user})]
+    (out / "passwd").write_text("".join(f"{u}:{password_hash(creds[u])}\n" for u in users))
+    (out / "passwd").chmod(0o600)
+    (out / "acl").write_text(acl_text([u for u in users if u != companion_user], companion_user))
+    conf = [f"listener {port} {bind}", "allow_anonymous false",
+            f"password_file {out}/passwd", f"acl_file {out}/acl", *_common_conf(out / "data", spawned)]
+    (out / "mosquitto.conf").write_text("# generated by: python -m firmware_bridge "
+                                        "mosquitto-config\n" + "\n".join(conf) + "\n")
+    return creds
+
+
+class MosquittoBroker:
+    """A mosquitto child process on 127.0.0.1:<free port> with persistence in `workdir`.
+    `acl`: optional (users -> passwords) to enforce the venue ACL in tests."""
+
+    def __init__(self, workdir: str | Path | None = None, port: int | None = None,
+                 hubs: list[str] | None = None, binary: str | None = None) -> None:
+        self.binary = binary or mosquitto_binary()
+        if not self.binary:
+            raise FileNotFoundError("mosquitto binary not found (apt-get install mosquitto)")
+        self._tmp = None if workdir else tempfile.TemporaryDirectory(prefix="mosq-")
+        self.workdir = Path(workdir or self._tmp.name)
+        self.port = port or free_port()
+        self.credentials: dict[str, str] = {}
+        self.proc: subprocess.Popen | None = None
+        if hubs is not None:
+            self.credentials = write_venue_config(hubs, self.workdir, self.port, "127.0.0.1",
+                                                  spawned=True)
+            self.conf = self.workdir / "mosquitto.conf"
+        else:
+            (self.workdir / "data").mkdir(parents=True, exist_ok=True)
+            self.conf = self.workdir / "mosquitto.conf"
+            self.conf.write_text("\n".join([f"listener {self.port} 127.0.0.1",
+                                            "allow_anonymous true",
+                                            *_common_conf(self.workdir / "data", True)]) + "\n")
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> MosquittoBroker:
+        self.proc = subprocess.Popen([self.binary, "-c", str(self.conf)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            wait_port(self.port)
+        except TimeoutError:
+            self.stop()
+            raise RuntimeError(f"mosquitto did not start: {self.log_tail()}") from None
+        return self
+
+    def stop(self, kill: bool = False) -> None:
+        """SIGTERM (mosquitto saves its persistence file) or SIGKILL; waits for the exit."""
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        if self.proc and self.proc.stderr:
+            self.proc.stderr.close()
+        self.proc = None
+
+    def restart(self, kill: bool = False) -> None:
+        self.stop(kill)
+        self.start()
+
+    def log_tail(self, n: int = 20) -> str:
+        path = self.workdir / "data" / "mosquitto.log"
+        return "\n".join(path.read_text().splitlines()[-n:]) if path.exists() else ""
+
+    def close(self) -> None:
+        self.stop()
+        if self._tmp:
+            self._tmp.cleanup()
+
+    def __enter__(self) -> MosquittoBroker:
+        return self.start() if self.proc is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class EmbeddedBroker:
+    """amqtt in a daemon thread, bound to 127.0.0.1 only: the fallback without mosquitto
+    (no persistence, no ACL; fine for a demo table, not for a venue)."""
+
+    def __init__(self, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._broker = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> EmbeddedBroker:
+        from amqtt.broker import Broker  # runtime dependency only for this fallback
+
+        ready = threading.Event()
+        config = {
+            "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{self.port}"}},
+            "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin":
+                        {"allow_anonymous": True}},
+        }
+
+        def run() -> None:
+            self._loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self._loop)
+            self._broker = Broker(config, loop=self._loop)
+            self._loop.run_until_complete(self._broker.start())
+            ready.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=run, name="amqtt-broker", daemon=True)
+        self._thread.start()
+        if not ready.wait(10):
+            raise RuntimeError("embedded amqtt broker did not start")
+        return self
+
+    def stop(self) -> None:
+        if self._loop and self._broker:
+            fut = asyncio.run_coroutine_threadsafe(self._broker.shutdown(), self._loop)
+            try:
+                fut.result(5)
+            except Exception:  # noqa: BLE001 - best effort at shutdown
+                log.debug("amqtt shutdown", exc_info=True)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread and self._thread.join(5)
+        self._loop = self._broker = None
+
+    close = stop
+
+    def __enter__(self) -> EmbeddedBroker:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_local_broker(workdir: str | Path | None = None) -> MosquittoBroker | EmbeddedBroker:
+    """The default broker when no MQTT_URL is set: mosquitto if installed, else amqtt."""
+    if mosquitto_binary():
+        return MosquittoBroker(workdir).start()
+    log.warning("mosquitto not found: running the embedded amqtt broker on 127.0.0.1 "
+                "(no persistence, no ACL); apt-get install mosquitto for a venue")
+    return EmbeddedBroker().start()
