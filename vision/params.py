@@ -1,0 +1,101 @@
+"""Every tunable threshold of the pipeline, in one dataclass (STYLE.md 8).
+
+Lengths are fractions of the tile width ``W`` (the short side of a tile) unless the name
+says ``_px``; colour contrasts are Lab distances (0-255 scale as OpenCV stores Lab).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SET_SIZES = (6, 9, 12, 15, 18)
+
+
+@dataclass(frozen=True)
+class Params:
+    """Parameters of :func:`vision.scan`. Defaults were chosen on synthetic frames and
+    checked against the shared real photos by folder; see docs/vision.md."""
+
+    #: largest pip count of a half (6, 9, 12, 15, 18) or ``None`` to accept up to 18.
+    set_size: int | None = None
+    #: frames whose long side exceeds this are downscaled before segmentation (pixels).
+    work_max_side_px: int = 1600
+    #: images with more pixels than this are refused with ``ValueError``.
+    max_pixels: int = 40_000_000
+
+    # --- divider-bar candidates (stage 2) ---
+    #: adaptive-threshold window as a fraction of the working image's long side.
+    ink_window_frac: float = 0.04
+    #: how much darker than its neighbourhood a pixel must be to count as ink (0-255).
+    ink_offset: float = 9.0
+    #: smallest bar length accepted, in working pixels (a 10 px tile is unreadable anyway).
+    bar_min_length_px: float = 9.0
+    #: bar length / bar thickness must be at least this.
+    bar_min_elongation: float = 4.5
+    #: the bar must fill its fitted rectangle at least this much (straight, not curved).
+    bar_min_fill: float = 0.55
+    #: bar length as a fraction of tile width (prior, refined from the face extent).
+    bar_to_width: float = 0.74
+    #: collinear bar pieces (a bar split by a metal pin) are joined when the gap is below
+    #: this fraction of their joint length.
+    bar_join_gap: float = 0.35
+
+    # --- tile hypothesis and face (stage 3) ---
+    #: canonical crop: tile width in pixels after warping (length is twice that).
+    canon_width_px: int = 64
+    #: a pixel belongs to the face when its Lab distance to the face colour is below this.
+    face_max_distance: float = 38.0
+    #: fraction of the (inset) tile that must be face-coloured.
+    face_min_fraction: float = 0.55
+    #: searched face extent along the long axis, per half, as a fraction of W.
+    half_extent_range: tuple[float, float] = (0.6, 1.25)
+    #: searched face extent across (full width) as a multiple of the bar length.
+    width_extent_range: tuple[float, float] = (1.15, 1.65)
+    #: a row of the canonical crop ends the face when fewer than this fraction is face.
+    edge_face_fraction: float = 0.45
+    #: bar Lab contrast against the face must be at least this.
+    bar_min_contrast: float = 45.0
+    #: tiles overlapping more than this (intersection over the smaller) are duplicates.
+    overlap_max: float = 0.35
+
+    # --- pips (stage 4) ---
+    #: pip threshold = max(pip_min_contrast, pip_rel_contrast * bar contrast).
+    pip_min_contrast: float = 30.0
+    pip_rel_contrast: float = 0.32
+    #: margin of each half ignored (tile edge, shadow, bevel), fraction of W.
+    half_margin: float = 0.08
+    #: band around the bar ignored, fraction of W on each side of the bar centre line.
+    bar_band: float = 0.07
+    #: smallest pip area as a fraction of W^2 (double-18 pips are about 0.008 W^2).
+    pip_min_area: float = 0.0035
+    #: largest single pip area as a fraction of W^2.
+    pip_max_area: float = 0.06
+    #: pip must fill at least this fraction of its bounding box (round, not a scratch).
+    pip_min_fill: float = 0.45
+
+    # --- confidence ---
+    #: tiles below this confidence are reported as low-confidence and left out of totals.
+    min_confidence: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.set_size is not None and self.set_size not in SET_SIZES:
+            raise ValueError(f"set_size must be one of {SET_SIZES} or None, got {self.set_size!r}")
+
+
+def parse_set(text: str | int | None) -> int | None:
+    """``"double-12"``, ``"12"``, ``12``, ``"auto"``/``None`` -> 12 / None."""
+    if text is None:
+        return None
+    if isinstance(text, int):
+        value = text
+    else:
+        t = text.strip().lower()
+        if t in ("", "auto"):
+            return None
+        t = t.removeprefix("double-").removeprefix("d")
+        if not t.isdigit():
+            raise ValueError(f"set must look like 'double-12' or 'auto', got {text!r}")
+        value = int(t)
+    if value not in SET_SIZES:
+        raise ValueError(f"set must be one of double-{SET_SIZES}, got {text!r}")
+    return value

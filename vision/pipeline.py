@@ -1,0 +1,88 @@
+"""The library entry point: ``scan(image, params) -> Observation`` (pure, no I/O)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import cv2
+import numpy as np
+
+from .bars import find_bars
+from .cvcompat import convex_overlap
+from .imageio import validate_image
+from .observation import Observation, TileReading
+from .params import Params, parse_set
+from .tiles import TileHypothesis, read_tile
+
+
+def _working_image(image: np.ndarray, params: Params) -> tuple[np.ndarray, float]:
+    h, w = image.shape[:2]
+    scale = min(1.0, params.work_max_side_px / max(h, w))
+    if scale < 1.0:
+        image = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))),
+                           interpolation=cv2.INTER_AREA)
+    return image, scale
+
+
+def _suppress(hyps: list[TileHypothesis], params: Params) -> list[TileHypothesis]:
+    """Keep the most confident of overlapping hypotheses."""
+    hyps = sorted(hyps, key=lambda t: (-t.confidence, -t.width_px))
+    kept: list[TileHypothesis] = []
+    boxes = []
+    for hyp in hyps:
+        poly = hyp.corners.astype(np.float32)
+        area = abs(cv2.contourArea(poly))
+        lo, hi = poly.min(axis=0), poly.max(axis=0)
+        clash = False
+        for kpoly, karea, klo, khi in boxes:
+            if (lo > khi).any() or (hi < klo).any():
+                continue
+            inter = convex_overlap(poly, kpoly)
+            if inter > params.overlap_max * min(area, karea):
+                clash = True
+                break
+        if not clash:
+            kept.append(hyp)
+            boxes.append((poly, area, lo, hi))
+    return kept
+
+
+def detect(image: np.ndarray, params: Params) -> tuple[list[TileHypothesis], dict]:
+    """All stages on a validated image; returns hypotheses in working pixels and stage data."""
+    work, scale = _working_image(image, params)
+    bars = find_bars(work, params)
+    hyps = []
+    for bar in bars:
+        hyp = read_tile(work, None, bar, params)
+        if hyp is not None:
+            hyps.append(hyp)
+    kept = _suppress(hyps, params)
+    if len(kept) >= 3:
+        widths = np.array([t.width_px for t in kept if t.confidence >= params.min_confidence])
+        if len(widths) >= 3:
+            med = float(np.median(widths))
+            for t in kept:
+                if not 0.55 * med <= t.width_px <= 1.8 * med:
+                    t.confidence *= 0.3
+    stages = {"work": work, "scale": scale, "bars": bars, "hypotheses": hyps, "kept": kept}
+    return kept, stages
+
+
+def scan(image: np.ndarray, params: Params | None = None, *, set_size: int | str | None = None
+         ) -> Observation:
+    """Recognise the face-up tiles of a BGR uint8 frame. ``image`` is not modified.
+
+    ``set_size`` (e.g. 12 or ``"double-12"``) overrides ``params.set_size``; counts above it
+    make a tile low-confidence.
+    """
+    params = params or Params()
+    validate_image(image, "image", params.max_pixels)
+    if set_size is not None:
+        params = dataclasses.replace(params, set_size=parse_set(set_size))
+    kept, stages = detect(image, params)
+    scale = stages["scale"]
+    tiles = []
+    for hyp in sorted(kept, key=lambda t: (t.corners[:, 1].mean(), t.corners[:, 0].mean())):
+        corners = tuple((float(x / scale), float(y / scale)) for x, y in hyp.corners)
+        tiles.append(TileReading(hyp.pips, corners, round(float(hyp.confidence), 3)))
+    return Observation(tuple(tiles), params.min_confidence)

@@ -1,0 +1,189 @@
+"""Stages 3-4: from a bar candidate to a read tile (outline, pips, confidence).
+
+Around each bar a probe crop is sampled in the bar's frame (u along the bar, v across it)
+at a canonical scale, so every later threshold is a fraction of the tile width ``C``. The
+face colour is the crop's median; every pixel's Lab distance to it separates face from
+ink for any pip colour or polarity. The face's extent along u and v gives the outline
+(each half measured separately, which absorbs mild perspective); each half is resampled
+to a C x C square and its pips are counted as round components.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .bars import Bar
+from .params import Params
+
+
+@dataclass
+class TileHypothesis:
+    pips: tuple[int, int]
+    corners: np.ndarray  # (4, 2) working pixels
+    confidence: float
+    width_px: float  # tile width in working pixels
+    polarity: int
+    debug: dict
+
+
+def _first_edge(profile: np.ndarray, start: int, stop: int, window: int, level: float) -> int | None:
+    """First index in [start, stop) where the profile stays below ``level`` for ``window``."""
+    n = len(profile)
+    for i in range(start, min(stop, n)):
+        if profile[i : min(n, i + window)].max() < level:
+            return i
+    return None
+
+
+def _count_half(dist: np.ndarray, light: np.ndarray, params: Params, t_pip: float,
+                dark_ink: bool) -> tuple[int, list, int, int]:
+    """Pips in one C x C half (bar side at row 0). Returns count, pip areas, strokes, merges."""
+    c = dist.shape[0]
+    ink = dist > t_pip
+    margin = max(1, int(round(params.half_margin * c)))
+    band = max(1, int(round(params.bar_band * c)))
+    ink[:band, :] = False
+    ink[:, :margin] = False
+    ink[:, c - margin :] = False
+    ink[c - margin :, :] = False
+    n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    min_area = params.pip_min_area * c * c
+    max_area = params.pip_max_area * c * c
+    areas, strokes, merged_areas = [], 0, []
+    for i in range(1, n):
+        x, y, w, h, a = stats[i]
+        if a < min_area:
+            continue
+        cx, cy = cents[i]
+        if min(cx, c - cx, c - cy) < 0.1 * c:
+            continue
+        elong = max(w, h) / max(1, min(w, h))
+        if elong > 2.6 and a < 2 * max_area:
+            strokes += 1
+            continue
+        if a > max_area:
+            merged_areas.append(a)
+            continue
+        if a / float(w * h) < params.pip_min_fill:
+            strokes += 1
+            continue
+        areas.append(a)
+    merges = 0
+    count = len(areas)
+    if merged_areas:
+        single = float(np.median(areas)) if areas else max_area * 0.6
+        for a in merged_areas:
+            count += max(1, int(round(a / single)))
+            merges += 1
+    return count, areas, strokes, merges
+
+
+def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Params,
+              ratio_hint: float | None = None) -> TileHypothesis | None:
+    """Test the tile hypothesis of one bar; ``None`` when it is not a tile face."""
+    c = params.canon_width_px
+    ratio = ratio_hint or params.bar_to_width
+    w0 = bar.length / ratio  # tile width, working px
+    s = c / w0
+    pw, ph = int(1.5 * c), int(3.0 * c)
+    u, n = bar.direction, np.array([-bar.direction[1], bar.direction[0]])
+    cx, cy = bar.centre
+    m = np.array([[u[0] / s, n[0] / s, cx - (pw / 2 * u[0] + ph / 2 * n[0]) / s],
+                  [u[1] / s, n[1] / s, cy - (pw / 2 * u[1] + ph / 2 * n[1]) / s]])
+    probe = cv2.warpAffine(image, m, (pw, ph), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_REPLICATE)
+    plab = cv2.cvtColor(probe, cv2.COLOR_BGR2LAB).astype(np.float32)
+    mu, mv = pw // 2, ph // 2
+    q = int(0.3 * c)
+    # the strips just beside the bar are face in every layout (pips start at 0.15 W)
+    b0, b1, bu = int(round(0.06 * c)), int(round(0.13 * c)) + 1, int(0.35 * c)
+    inner = np.concatenate([plab[mv - b1 : mv - b0, mu - bu : mu + bu],
+                            plab[mv + b0 : mv + b1, mu - bu : mu + bu]], 0)
+    face = np.median(inner.reshape(-1, 3), axis=0)
+    diff = plab - face
+    dist = np.sqrt((diff * diff).sum(axis=2))
+    facemask = dist < params.face_max_distance
+    # bar contrast and polarity
+    bt = max(1, int(round(0.025 * c)))
+    bar_band = plab[mv - bt : mv + bt + 1, mu - int(0.25 * c) : mu + int(0.25 * c)]
+    bar_dist = dist[mv - bt : mv + bt + 1, mu - int(0.25 * c) : mu + int(0.25 * c)]
+    bar_contrast = float(np.median(bar_dist))
+    if bar_contrast < params.bar_min_contrast:
+        return None
+    dark_ink = float(np.median(bar_band[..., 0])) < face[0]
+    # extents
+    win = max(2, int(0.2 * c))
+    prof_v = facemask[:, mu - q : mu + q].mean(axis=1)
+    lo_v, hi_v = (int(f * c) for f in params.half_extent_range)
+    ext = {}
+    down = _first_edge(prof_v[mv:], lo_v, hi_v, win, params.edge_face_fraction)
+    up = _first_edge(prof_v[:mv][::-1], lo_v, hi_v, win, params.edge_face_fraction)
+    rows = np.r_[mv - int(0.85 * c) : mv - int(0.15 * c), mv + int(0.15 * c) : mv + int(0.85 * c)]
+    prof_u = facemask[rows].mean(axis=0)
+    lc = ratio * c
+    lo_u, hi_u = (int(0.5 * f * lc) for f in params.width_extent_range)
+    right = _first_edge(prof_u[mu:], lo_u, hi_u, win, params.edge_face_fraction)
+    left = _first_edge(prof_u[:mu][::-1], lo_u, hi_u, win, params.edge_face_fraction)
+    measured = sum(v is not None for v in (up, down, left, right))
+    half_w = 0.5 * c
+    if left is not None and right is not None:
+        half_w = 0.5 * (left + right)
+    el = left if left is not None else (right if right is not None else half_w)
+    er = right if right is not None else (left if left is not None else half_w)
+    width = el + er
+    et = up if up is not None else (down if down is not None else width)
+    eb = down if down is not None else (up if up is not None else width)
+    et, eb = min(et, 1.3 * width), min(eb, 1.3 * width)
+    el, er, et, eb = int(el), int(er), int(et), int(eb)
+    if min(el, er, et, eb) < 4:
+        return None
+    region = facemask[mv - et : mv + eb, mu - el : mu + er]
+    face_fraction = float(region.mean())
+    if face_fraction < params.face_min_fraction:
+        return None
+    # pips: each half resampled to C x C, bar side at row 0
+    t_pip = max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast)
+    lum = plab[..., 0]
+    sign = 1.0 if dark_ink else -1.0
+    brighter = sign * (lum - face[0]) > 0.5 * t_pip
+    chroma = np.sqrt(diff[..., 1] ** 2 + diff[..., 2] ** 2)
+    inkdist = np.where(brighter & (chroma < 0.6 * t_pip), 0.0, dist).astype(np.float32)
+    top = cv2.resize(inkdist[mv - et : mv, mu - el : mu + er], (c, c))[::-1]
+    bottom = cv2.resize(inkdist[mv : mv + eb, mu - el : mu + er], (c, c))
+    counts, all_areas, strokes, merges = [], [], 0, 0
+    for half in (top, bottom):
+        k, areas, st, mg = _count_half(half, None, params, t_pip, dark_ink)
+        counts.append(k)
+        all_areas += areas
+        strokes += st
+        merges += mg
+    confidence = 1.0
+    if strokes:
+        confidence *= 0.35 ** min(strokes, 2)
+    if merges:
+        confidence *= 0.75
+    limit = params.set_size or 18
+    if max(counts) > limit:
+        confidence *= 0.2
+    if len(all_areas) >= 2 and max(all_areas) > 3.0 * min(all_areas):
+        confidence *= 0.6
+    aspect = (et + eb) / max(1, width)
+    if not 1.4 <= aspect <= 2.6:
+        confidence *= 0.4
+    confidence *= min(1.0, 0.6 + (face_fraction - params.face_min_fraction) * 2.0)
+    confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
+    pts = np.array([[mu - el, mv - et], [mu + er, mv - et], [mu + er, mv + eb], [mu - el, mv + eb]],
+                   np.float64)
+    corners = pts @ m[:, :2].T + m[:, 2]
+    h, w = image.shape[:2]
+    slack = 0.05 * width / s
+    if (corners[:, 0].min() < -slack or corners[:, 1].min() < -slack
+            or corners[:, 0].max() > w - 1 + slack or corners[:, 1].max() > h - 1 + slack):
+        confidence *= 0.3
+    debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": measured,
+             "strokes": strokes, "merges": merges, "ratio": bar.length * s / max(1, width)}
+    return TileHypothesis((counts[0], counts[1]), corners, float(np.clip(confidence, 0, 1)),
+                          width / s, bar.polarity, debug)
