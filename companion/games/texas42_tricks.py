@@ -1,0 +1,118 @@
+"""Trick-taking pieces of Texas 42 (shared/rules/texas42.md): suits, ranks, counts, bids.
+
+A trump is a number 0-6, ``"doubles"``, ``"follow-me"`` (no trumps), ``"nel-o"`` or
+``"sevens"``; ``None`` until it is named (TX-11). A bid is a number of points: 30-41, 42
+(1 mark) or 42 per mark (84 = 2 marks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .errors import InvalidMoveError
+from .tiles import Tile
+
+SUIT_WORDS = ("blanks", "ones", "twos", "threes", "fours", "fives", "sixes")
+TRUMP_WORDS = (*SUIT_WORDS, "doubles", "follow-me")
+CONTRACT_WORDS = ("nel-o", "sevens")  # TX-18, TX-19: named instead of a trump
+TRUMP_ALIASES = {
+    **{str(n): word for n, word in enumerate(SUIT_WORDS)},
+    **{word[:-1]: word for word in SUIT_WORDS},  # "five" -> "fives"
+    "blank": "blanks", "six": "sixes", "no-trumps": "follow-me", "notrumps": "follow-me",
+    "followme": "follow-me", "nello": "nel-o", "nelo": "nel-o", "nel-0": "nel-o",
+}
+COUNT_TILES = {Tile(5, 0): 5, Tile(4, 1): 5, Tile(3, 2): 5, Tile(5, 5): 10, Tile(6, 4): 10}  # TX-5
+MIN_BID, MARK = 30, 42  # TX-7, TX-9
+PLUNGE_MARKS, PLUNGE_DOUBLES = 4, 4  # TX-20
+SPLASH_DOUBLES = 3  # Splash (docs/rules/texas-42.md)
+
+
+def trump_value(word: str) -> int | str:
+    """``"fives"`` -> 5; ``"doubles"``, ``"follow-me"``, ``"nel-o"``, ``"sevens"`` stay words."""
+    return SUIT_WORDS.index(word) if word in SUIT_WORDS else word
+
+
+def trump_word(trump: int | str | None) -> str | None:
+    return SUIT_WORDS[trump] if isinstance(trump, int) else trump
+
+
+def suit_name(suit: int | str) -> str:
+    return "trumps" if suit == "trump" else SUIT_WORDS[suit]
+
+
+def is_trump(tile: Tile, trump: int | str | None) -> bool:
+    """TX-13: a tile with the trump number (or any double, when doubles are trumps)."""
+    if isinstance(trump, int):
+        return tile.has(trump)
+    return trump == "doubles" and tile.is_double
+
+
+def led_suit(tile: Tile, trump: int | str | None) -> int | str | None:
+    """TX-13: the suit a led tile calls for: "trump", or its higher end. Sevens has no suits."""
+    if trump == "sevens":
+        return None
+    return "trump" if is_trump(tile, trump) else tile.high
+
+
+def follows(tile: Tile, suit: int | str | None, trump: int | str | None) -> bool:
+    """TX-14: does ``tile`` belong to the suit led? (a trump belongs to trumps only)."""
+    if suit is None:
+        return True
+    if suit == "trump":
+        return is_trump(tile, trump)
+    return not is_trump(tile, trump) and tile.has(suit)
+
+
+def rank(tile: Tile, suit: int | str, trump: int | str | None) -> int:
+    """TX-13: rank within a suit by the other end; the double is the highest (7)."""
+    if suit == "trump" and trump == "doubles":
+        return tile.high
+    number = trump if suit == "trump" else suit
+    return 7 if tile.is_double else tile.other_end(number)
+
+
+def trick_winner(plays: Sequence[tuple[int, Tile]], trump: int | str | None) -> int:
+    """TX-15 (TX-19 for Sevens): the seat that wins a complete trick."""
+    if trump == "sevens":
+        best = min(range(len(plays)), key=lambda i: (abs(plays[i][1].pips - 7), i))
+        return plays[best][0]
+    suit = led_suit(plays[0][1], trump)
+    trumps = [(seat, tile) for seat, tile in plays if is_trump(tile, trump)]
+    if trumps:
+        return max(trumps, key=lambda p: rank(p[1], "trump", trump))[0]
+    followers = [(seat, tile) for seat, tile in plays if follows(tile, suit, trump)]
+    return max(followers, key=lambda p: rank(p[1], suit, trump))[0]
+
+
+def trick_points(plays: Sequence[tuple[int, Tile]]) -> int:
+    """TX-5: one point for the trick plus its count tiles."""
+    return 1 + sum(COUNT_TILES.get(tile, 0) for _, tile in plays)
+
+
+def bid_marks(bid: int) -> int:
+    """TX-9, TX-17: a points bid is worth 1 mark; 42 per mark above."""
+    return max(1, bid // MARK)
+
+
+def bid_text(bid: int) -> str:
+    """Canonical bid word: ``"30"``..``"42"``, then ``"2m"``, ``"3m"``..."""
+    return str(bid) if bid <= MARK else f"{bid // MARK}m"
+
+
+def parse_bid(word: str) -> int:
+    """``"35"`` -> 35, ``"42"``/``"1m"`` -> 42, ``"2m"`` -> 84; InvalidMoveError otherwise."""
+    text = word.strip().lower()
+    if text.endswith("m") and text[:-1].isdigit() and int(text[:-1]) >= 1:
+        return int(text[:-1]) * MARK
+    if text.isdigit() and int(text) <= MARK:
+        return int(text)
+    raise InvalidMoveError(f"{word!r} is not a bid; write bid 30..42, bid 2m, bid plunge or pass")
+
+
+def raises(high: int) -> list[int]:
+    """TX-7, TX-9: the bids allowed over ``high`` (0 = no bid yet)."""
+    if high < MARK:
+        return [*range(max(MIN_BID, high + 1), MARK + 1), 2 * MARK]
+    if high == MARK:
+        return [2 * MARK]
+    return [high + MARK]
