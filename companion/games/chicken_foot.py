@@ -140,7 +140,14 @@ class ChickenFoot(Rules):
         double = Tile(centre, centre)
         size = self.hand_size(players, options)
         hands = boneyard = None
-        if mode == SIMULATION:
+        if mode == SIMULATION and "hands" in table:  # an explicit deal (scripted rounds)
+            hands = [list(hand) for hand in table["hands"]]
+            boneyard = list(table["boneyard"])
+            starter = int(table.get("starter", 0))
+            current = int(table.get("current", starter))
+            hand_sizes = [len(hand) for hand in hands]
+            boneyard_count = len(boneyard)
+        elif mode == SIMULATION:
             rng = random.Random(seed)
             if round_index == 0:
                 # CF-2: whoever draws the double first begins; the rest is reshuffled and dealt.
@@ -397,3 +404,18 @@ class ChickenFoot(Rules):
 
 
 CHICKEN_FOOT = register(ChickenFoot())
+
+# The option matrix the conformance suite runs (tests/games/test_conformance.py).
+CONFORMANCE_OPTIONS = [
+    {"players": players, "opening_lines": lines, "toes": toes, "double_blank": blank}
+    for players in (2, 3, 4, 6, 8)
+    for lines in ("players", 4, 8)
+    for toes in (3, 1)
+    for blank in (0, 50)
+    if lines == "players" or players == 4
+] + [
+    {"players": 4, "yard_reserve": 0},
+    {"players": 3, "set": "double-6"},
+    {"players": 6, "set": "double-12"},
+    {"players": 8, "set": "double-15", "hand_size": 10},
+]

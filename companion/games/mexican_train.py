@@ -147,8 +147,13 @@ class MexicanTrain(Rules):
         hand_sizes = list(table.get("hand_sizes") or [size] * players)
         hands = boneyard = None
         if mode == SIMULATION:
-            hands, boneyard = deal(max_pips, hand_sizes, random.Random(seed),
-                                   exclude=Tile(engine, engine))  # MT-4
+            if "hands" in table:  # an explicit deal (scripted rounds)
+                hands = [list(hand) for hand in table["hands"]]
+                boneyard = list(table["boneyard"])
+                hand_sizes = [len(hand) for hand in hands]
+            else:
+                hands, boneyard = deal(max_pips, hand_sizes, random.Random(seed),
+                                       exclude=Tile(engine, engine))  # MT-4
             boneyard_count = len(boneyard)
         else:
             boneyard_count = int(table.get("boneyard_count", all_tiles - sum(hand_sizes)))
@@ -453,3 +458,25 @@ class MexicanTrain(Rules):
 
 
 MEXICAN_TRAIN = register(MexicanTrain())
+
+# The option matrix the conformance suite runs (tests/games/test_conformance.py).
+CONFORMANCE_OPTIONS = [
+    {"players": players, **rule_options}
+    for players in (2, 4)
+    for rule_options in [
+        {"double_rule": rule, "extra_after_double": extra, "multiple_doubles": multiple,
+         "first_turn": first, "end_on_double": end}
+        for rule in ("satisfy-by-all", "follow-up-by-player-only", "none")
+        for extra in ("any-train", "on-double")
+        for multiple in ("in-order", "reverse-order", "one-per-turn")
+        for first in ("one-tile", "run")
+        for end in ("round-ends", "must-be-covered")
+    ]
+] + [
+    {"players": 3, "set": "double-9", "double_blank": 0},
+    {"players": 8, "set": "double-12", "hand_size": "gr"},
+    {"players": 4, "set": "double-12", "hand_size": "wg", "rounds": "wg"},
+    {"players": 10, "set": "double-15"},
+    {"players": 12, "set": "double-18"},
+    {"players": 5, "set": "double-9", "hand_size": 6},
+]
