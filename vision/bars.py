@@ -24,24 +24,58 @@ class Bar:
     length: float
     thickness: float
     polarity: int  # 0: dark ink on light face, 1: light ink on dark face
+    contrast: float = 255.0  # grey levels between the bar and the face beside it
+
+    def scaled(self, factor: float) -> "Bar":
+        return Bar(self.centre * factor, self.direction, self.length * factor,
+                   self.thickness * factor, self.polarity, self.contrast)
 
 
-def ink_masks(image: np.ndarray, params: Params) -> list[np.ndarray]:
+def ink_channels(image: np.ndarray) -> list[np.ndarray]:
+    """Per polarity, a grey image where ink is dark: min(B, G, R) and 255 - max(B, G, R)."""
+    b, g, r = cv2.split(image)
+    low = cv2.min(cv2.min(b, g), r)
+    high = cv2.max(cv2.max(b, g), r)
+    return [low, cv2.bitwise_not(high)]
+
+
+def ink_masks(image: np.ndarray, params: Params, channels: list | None = None) -> list[np.ndarray]:
     """Binary ink masks (uint8 0/255), one per polarity."""
     h, w = image.shape[:2]
     win = int(params.ink_window_frac * max(h, w)) | 1
     win = max(win, 15)
-    low = image.min(axis=2)
-    high = image.max(axis=2)
-    masks = []
-    for channel in (low, 255 - high):
-        masks.append(cv2.adaptiveThreshold(channel, 255, cv2.ADAPTIVE_THRESH_MEAN_C,
-                                           cv2.THRESH_BINARY_INV, win, params.ink_offset))
-    return masks
+    channels = channels or ink_channels(image)
+    return [cv2.adaptiveThreshold(ch, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV,
+                                  win, params.ink_offset) for ch in channels]
 
 
-def bar_candidates(mask: np.ndarray, polarity: int, params: Params) -> list[Bar]:
-    """Thin straight components of an ink mask."""
+def _sample(channel: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    h, w = channel.shape
+    x = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
+    y = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
+    return channel[y, x].astype(np.float32)
+
+
+def bar_contrast(channel: np.ndarray, centre: np.ndarray, direction: np.ndarray, length: float,
+                 thickness: float, params: Params) -> float:
+    """Cheap test: how much darker the bar is than the face strips on *both* its sides
+    (``channel`` has ink dark). Table lines and tile edges have a different colour on each
+    side and score low."""
+    normal = np.array([-direction[1], direction[0]])
+    t = np.linspace(-0.4, 0.4, 11)[:, None] * length * direction
+    on = centre + t
+    offs = [max(k * length / params.bar_to_width, 0.5 * thickness + 2.0) for k in (0.07, 0.11)]
+    bar = float(np.median(_sample(channel, on)))
+    # the face is the bright part of the strips beside the bar (pips may sit close to it)
+    side_a = float(np.percentile(np.r_[[_sample(channel, on + o * normal) for o in offs]], 75))
+    side_b = float(np.percentile(np.r_[[_sample(channel, on - o * normal) for o in offs]], 75))
+    low, high = sorted((side_a - bar, side_b - bar))
+    return low if low >= params.bar_side_balance * high else 0.0
+
+
+def bar_candidates(mask: np.ndarray, polarity: int, params: Params,
+                   channel: np.ndarray | None = None) -> list[Bar]:
+    """Thin straight components of an ink mask (and, given ``channel``, with contrast)."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n <= 1:
         return []
@@ -64,13 +98,21 @@ def bar_candidates(mask: np.ndarray, polarity: int, params: Params) -> list[Bar]
             continue
         if area[idx] / (length * thick) < params.bar_min_fill:
             continue
-        bars.append(Bar(centre, direction, length, thick, polarity))
+        contrast = 255.0
+        if channel is not None:
+            contrast = bar_contrast(channel, centre, direction, length, thick, params)
+            if contrast < params.bar_min_quick_contrast:
+                continue
+        bars.append(Bar(centre, direction, length, thick, polarity, contrast))
     return bars
 
 
 def find_bars(image: np.ndarray, params: Params) -> list[Bar]:
     """All bar candidates of both polarities in a working-resolution BGR image."""
+    channels = ink_channels(image)
     out = []
-    for polarity, mask in enumerate(ink_masks(image, params)):
-        out += bar_candidates(mask, polarity, params)
+    for polarity, mask in enumerate(ink_masks(image, params, channels)):
+        out += bar_candidates(mask, polarity, params, channels[polarity])
+    if len(out) > params.max_bars:
+        out = sorted(out, key=lambda b: -b.contrast)[: params.max_bars]
     return out

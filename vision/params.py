@@ -23,6 +23,10 @@ class Params:
     #: images with more pixels than this are refused with ``ValueError``.
     max_pixels: int = 40_000_000
 
+    #: bars are searched on a copy whose long side is at most this (tiles are then read
+    #: from the working image).
+    detect_max_side_px: int = 1200
+
     # --- divider-bar candidates (stage 2) ---
     #: adaptive-threshold window as a fraction of the working image's long side.
     ink_window_frac: float = 0.04
@@ -36,6 +40,12 @@ class Params:
     bar_min_fill: float = 0.55
     #: bar length as a fraction of tile width (prior, refined from the face extent).
     bar_to_width: float = 0.74
+    #: grey levels the bar must be darker than the face strips on both sides of it.
+    bar_min_quick_contrast: float = 18.0
+    #: the weaker side's contrast must be at least this fraction of the stronger side's.
+    bar_side_balance: float = 0.45
+    #: at most this many candidates (highest contrast first) are read per frame.
+    max_bars: int = 400
     #: collinear bar pieces (a bar split by a metal pin) are joined when the gap is below
     #: this fraction of their joint length.
     bar_join_gap: float = 0.35
@@ -74,6 +84,8 @@ class Params:
     pip_min_fill: float = 0.45
 
     # --- confidence ---
+    #: hypotheses below this are not tiles at all and are dropped.
+    drop_confidence: float = 0.2
     #: tiles below this confidence are reported as low-confidence and left out of totals.
     min_confidence: float = 0.5
 

@@ -50,11 +50,15 @@ def _suppress(hyps: list[TileHypothesis], params: Params) -> list[TileHypothesis
 def detect(image: np.ndarray, params: Params) -> tuple[list[TileHypothesis], dict]:
     """All stages on a validated image; returns hypotheses in working pixels and stage data."""
     work, scale = _working_image(image, params)
-    bars = find_bars(work, params)
+    h, w = work.shape[:2]
+    det_scale = min(1.0, params.detect_max_side_px / max(h, w))
+    det = work if det_scale == 1.0 else cv2.resize(
+        work, (int(round(w * det_scale)), int(round(h * det_scale))), interpolation=cv2.INTER_AREA)
+    bars = [b.scaled(1.0 / det_scale) for b in find_bars(det, params)]
     hyps = []
     for bar in bars:
         hyp = read_tile(work, None, bar, params)
-        if hyp is not None:
+        if hyp is not None and hyp.confidence >= params.drop_confidence:
             hyps.append(hyp)
     kept = _suppress(hyps, params)
     if len(kept) >= 3:

@@ -38,13 +38,13 @@ def _first_edge(profile: np.ndarray, start: int, stop: int, window: int, level: 
     return None
 
 
-def _count_half(dist: np.ndarray, light: np.ndarray, params: Params, t_pip: float,
-                dark_ink: bool) -> tuple[int, list, int, int]:
-    """Pips in one C x C half (bar side at row 0). Returns count, pip areas, strokes, merges."""
+def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float
+                ) -> tuple[int, list, int, int]:
+    """Pips in one C x C half (bar side at row 0, ``band`` rows ignored there).
+    Returns count, pip areas, strokes, merges."""
     c = dist.shape[0]
     ink = dist > t_pip
     margin = max(1, int(round(params.half_margin * c)))
-    band = max(1, int(round(params.bar_band * c)))
     ink[:band, :] = False
     ink[:, :margin] = False
     ink[:, c - margin :] = False
@@ -61,6 +61,8 @@ def _count_half(dist: np.ndarray, light: np.ndarray, params: Params, t_pip: floa
         if min(cx, c - cx, c - cy) < 0.1 * c:
             continue
         elong = max(w, h) / max(1, min(w, h))
+        if y <= band + 1 and w > 2 * h and w > 0.3 * c:
+            continue  # the rest of a thick or slanted bar
         if elong > 2.6 and a < 2 * max_area:
             strokes += 1
             continue
@@ -107,7 +109,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     dist = np.sqrt((diff * diff).sum(axis=2))
     facemask = dist < params.face_max_distance
     # bar contrast and polarity
-    bt = max(1, int(round(0.025 * c)))
+    bt = max(1, int(round(min(0.025 * c, 0.25 * bar.thickness * s))))
     bar_band = plab[mv - bt : mv + bt + 1, mu - int(0.25 * c) : mu + int(0.25 * c)]
     bar_dist = dist[mv - bt : mv + bt + 1, mu - int(0.25 * c) : mu + int(0.25 * c)]
     bar_contrast = float(np.median(bar_dist))
@@ -154,8 +156,9 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     top = cv2.resize(inkdist[mv - et : mv, mu - el : mu + er], (c, c))[::-1]
     bottom = cv2.resize(inkdist[mv : mv + eb, mu - el : mu + er], (c, c))
     counts, all_areas, strokes, merges = [], [], 0, 0
+    band = int(round(max(params.bar_band * c, 0.5 * bar.thickness * s + 0.03 * c)))
     for half in (top, bottom):
-        k, areas, st, mg = _count_half(half, None, params, t_pip, dark_ink)
+        k, areas, st, mg = _count_half(half, band, params, t_pip)
         counts.append(k)
         all_areas += areas
         strokes += st
