@@ -19,10 +19,14 @@ from .dealing import deal
 from .errors import IllegalMoveError, InvalidMoveError
 from .moves import Move
 from .registry import register
-from .tiles import Tile, full_set
+from .tiles import Tile, full_set, parse_tiles
 
 SPINNER_SIDES = 4  # DB-4
 SET_SIZE = 28  # DB-1: double-6
+
+
+def tiles_of(value: object) -> list[Tile]:
+    return parse_tiles(value) if isinstance(value, str) else list(value)
 
 
 def hand_size_option(value: object) -> str | int:
@@ -76,6 +80,11 @@ class DoublesState(GameState):
          self.out) = snap
         super().restore(base)
 
+    @property
+    def engine(self) -> str:
+        """The opening double (what the match record shows per round)."""
+        return str(self.opening)
+
     def unlocked(self, number: int) -> bool:
         """DB-6: a number is unlocked once its double is on the table."""
         return Tile(number, number) in self.played
@@ -124,10 +133,16 @@ class Doubles(Rules):
         if mode == SIMULATION:
             rng, redeals = random.Random(seed), 0
             while True:
-                hands, boneyard = deal(6, [size] * players, rng)
+                if "hands" in table:  # an explicit deal (golden rounds); boneyard pops from the end
+                    hands = [tiles_of(h) for h in table["hands"]]
+                    boneyard = tiles_of(table.get("boneyard", ""))
+                else:
+                    hands, boneyard = deal(6, [size] * players, rng)
                 found = highest_double(hands)
                 if found:
                     break
+                if "hands" in table:
+                    raise ValueError("nobody holds a double in this deal (DB-3)")
                 redeals += 1  # DB-3: nobody holds a double, so shuffle and draw again
             starter, opening = found
             hands[starter].remove(opening)

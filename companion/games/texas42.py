@@ -17,21 +17,11 @@ from .moves import Move
 from .registry import register
 from .texas42_tricks import (
     CONTRACT_WORDS, MARK, MIN_BID, PLUNGE_DOUBLES, PLUNGE_MARKS, SPLASH_DOUBLES, TRUMP_ALIASES,
-    TRUMP_WORDS, bid_marks, bid_text, follows, led_suit, parse_bid, raises, suit_name,
+    TRICKS, TRUMP_WORDS, bid_marks, bid_text, contract_outcome, draw_for_shaker, follows,
+    led_suit, look_for_breaches, on_off, parse_bid, partner, raises, suit_name, team,
     trick_points, trick_winner, trump_value, trump_word,
 )
-from .tiles import Tile, full_set
-
-TRICKS = 7
-
-
-def on_off(value: object) -> bool:
-    text = str(value).strip().lower()
-    if text in ("1", "true", "on", "yes"):
-        return True
-    if text in ("0", "false", "off", "no"):
-        return False
-    raise ValueError("write on or off")
+from .tiles import Tile, full_set, parse_tiles
 
 
 OPTIONS = (
@@ -47,14 +37,6 @@ OPTIONS = (
     OptionSpec("splash", False, on_off, "Splash bid with 3 doubles (2-3 marks)", "SPLASH"),
 )
 GOALS = {"marks": 7, "points": 250}
-
-
-def team(seat: int) -> int:
-    return seat % 2
-
-
-def partner(seat: int) -> int:
-    return (seat + 2) % 4
 
 
 @dataclass(kw_only=True)
@@ -94,16 +76,6 @@ class Texas42State(GameState):
         super().restore(base)
 
 
-def draw_for_shaker(rng: random.Random) -> int:
-    """TX-2: each player draws a tile; the most pips shakes; ties redraw between the tied."""
-    seats = list(range(4))
-    while len(seats) > 1:
-        tiles = rng.sample(full_set(6), len(seats))
-        best = max(t.pips for t in tiles)
-        seats = [seat for seat, t in zip(seats, tiles) if t.pips == best]
-    return seats[0]
-
-
 class Texas42(Rules):
     name = "texas-42"
     aliases = ("42", "texas42", "tx")
@@ -135,7 +107,9 @@ class Texas42(Rules):
         else:
             shaker = round_index % 4
         hands = None
-        if mode == SIMULATION:
+        if mode == SIMULATION and "hands" in table:  # an explicit deal (golden hands)
+            hands = [parse_tiles(h) if isinstance(h, str) else list(h) for h in table["hands"]]
+        elif mode == SIMULATION:
             tiles = full_set(6)
             rng.shuffle(tiles)
             hands = [[] for _ in range(4)]
@@ -327,7 +301,7 @@ class Texas42(Rules):
         state.hand_sizes[seat] -= 1
         state.played.add(tile)
         if not state.simulated:
-            self._look_for_breaches(state, seat, tile)
+            look_for_breaches(state, seat, tile)
         if state.trick:
             suit = led_suit(state.trick[0][1], state.trump)
             if not follows(tile, suit, state.trump):
@@ -343,7 +317,7 @@ class Texas42(Rules):
         state.tricks.append((winner, state.trick))
         state.trick = []
         state.current = winner
-        decided = self.contract_outcome(state)
+        decided = contract_outcome(state)
         if len(state.tricks) == TRICKS or (decided and (
                 state.options["end_early"] or state.trump == "sevens")):  # TX-19 ends at once
             state.phase, state.outcome = "over", decided
@@ -352,45 +326,7 @@ class Texas42(Rules):
         nxt = (seat + 1) % 4
         return (nxt + 1) % 4 if nxt == state.sitting_out else nxt
 
-    def _look_for_breaches(self, state: Texas42State, seat: int, tile: Tile) -> None:
-        """Table mode: record a renege (TX-14) or a false plunge/splash once proof appears."""
-        trick_no = len(state.tricks) + 1
-        for suit, void_trick in state.voids[seat].items():
-            if follows(tile, suit, state.trump):
-                state.reneges.append({"seat": seat, "suit": suit, "tile": str(tile),
-                                      "void_trick": void_trick, "trick": trick_no})
-                state.flags.append(
-                    f"TX-14: p{seat + 1} did not follow {suit_name(suit)} in trick {void_trick} "
-                    f"but plays {tile} of that suit in trick {trick_no}: a renege.")
-        if not tile.is_double:
-            state.non_doubles[seat] += 1
-            if state.special and seat == state.bidder:
-                need = PLUNGE_DOUBLES if state.special == "plunge" else SPLASH_DOUBLES
-                if state.non_doubles[seat] == TRICKS - need + 1:
-                    rule = "TX-20" if state.special == "plunge" else "SPLASH"
-                    state.flags.append(
-                        f"{rule}: p{seat + 1} bid {state.special} ({need} doubles needed) but has "
-                        f"played {TRICKS - need + 1} tiles that are not doubles.")
-
     # -- the end of a hand -------------------------------------------------------------------
-    def contract_outcome(self, state: Texas42State) -> str | None:
-        """"made", "set", or None while the tricks so far decide nothing (TX-10, TX-17..19)."""
-        bidders = team(state.bidder)
-        done = len(state.tricks) == TRICKS
-        if state.trump == "nel-o":
-            if any(winner == state.bidder for winner, _ in state.tricks):
-                return "set"
-            return "made" if done else None
-        if state.high_bid >= MARK or state.trump == "sevens":
-            if state.team_tricks[1 - bidders]:
-                return "set"
-            return "made" if done else None
-        if state.team_points[bidders] >= state.high_bid:
-            return "made"
-        if state.team_points[1 - bidders] > 42 - state.high_bid:
-            return "set"
-        return None
-
     def is_round_over(self, state: Texas42State) -> bool:
         return state.phase == "over"
 

@@ -7,10 +7,11 @@ A trump is a number 0-6, ``"doubles"``, ``"follow-me"`` (no trumps), ``"nel-o"``
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 from .errors import InvalidMoveError
-from .tiles import Tile
+from .tiles import Tile, full_set
 
 SUIT_WORDS = ("blanks", "ones", "twos", "threes", "fours", "fives", "sixes")
 TRUMP_WORDS = (*SUIT_WORDS, "doubles", "follow-me")
@@ -25,6 +26,34 @@ COUNT_TILES = {Tile(5, 0): 5, Tile(4, 1): 5, Tile(3, 2): 5, Tile(5, 5): 10, Tile
 MIN_BID, MARK = 30, 42  # TX-7, TX-9
 PLUNGE_MARKS, PLUNGE_DOUBLES = 4, 4  # TX-20
 SPLASH_DOUBLES = 3  # Splash (docs/rules/texas-42.md)
+TRICKS = 7  # TX-15
+
+
+def on_off(value: object) -> bool:
+    text = str(value).strip().lower()
+    if text in ("1", "true", "on", "yes"):
+        return True
+    if text in ("0", "false", "off", "no"):
+        return False
+    raise ValueError("write on or off")
+
+
+def team(seat: int) -> int:
+    return seat % 2
+
+
+def partner(seat: int) -> int:
+    return (seat + 2) % 4
+
+
+def draw_for_shaker(rng: random.Random) -> int:
+    """TX-2: each player draws a tile; the most pips shakes; ties redraw between the tied."""
+    seats = list(range(4))
+    while len(seats) > 1:
+        tiles = rng.sample(full_set(6), len(seats))
+        best = max(t.pips for t in tiles)
+        seats = [seat for seat, t in zip(seats, tiles) if t.pips == best]
+    return seats[0]
 
 
 def trump_value(word: str) -> int | str:
@@ -116,3 +145,43 @@ def raises(high: int) -> list[int]:
     if high == MARK:
         return [2 * MARK]
     return [high + MARK]
+
+
+def contract_outcome(state) -> str | None:
+    """"made", "set", or None while the tricks so far decide nothing (TX-10, TX-17..19)."""
+    bidders = team(state.bidder)
+    done = len(state.tricks) == TRICKS
+    if state.trump == "nel-o":
+        if any(winner == state.bidder for winner, _ in state.tricks):
+            return "set"
+        return "made" if done else None
+    if state.high_bid >= MARK or state.trump == "sevens":
+        if state.team_tricks[1 - bidders]:
+            return "set"
+        return "made" if done else None
+    if state.team_points[bidders] >= state.high_bid:
+        return "made"
+    if state.team_points[1 - bidders] > 42 - state.high_bid:
+        return "set"
+    return None
+
+
+def look_for_breaches(state, seat: int, tile: Tile) -> None:
+    """Table mode: record a renege (TX-14) or a false plunge/splash once proof appears."""
+    trick_no = len(state.tricks) + 1
+    for suit, void_trick in state.voids[seat].items():
+        if follows(tile, suit, state.trump):
+            state.reneges.append({"seat": seat, "suit": suit, "tile": str(tile),
+                                  "void_trick": void_trick, "trick": trick_no})
+            state.flags.append(
+                f"TX-14: p{seat + 1} did not follow {suit_name(suit)} in trick {void_trick} "
+                f"but plays {tile} of that suit in trick {trick_no}: a renege.")
+    if not tile.is_double:
+        state.non_doubles[seat] += 1
+        if state.special and seat == state.bidder:
+            need = PLUNGE_DOUBLES if state.special == "plunge" else SPLASH_DOUBLES
+            if state.non_doubles[seat] == TRICKS - need + 1:
+                rule = "TX-20" if state.special == "plunge" else "SPLASH"
+                state.flags.append(
+                    f"{rule}: p{seat + 1} bid {state.special} ({need} doubles needed) but has "
+                    f"played {TRICKS - need + 1} tiles that are not doubles.")
