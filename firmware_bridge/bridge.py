@@ -55,6 +55,8 @@ class HubView:
     acked: bool = False
     sent_at: float = 0.0
     clock_offset: float | None = None  # min(receipt monotonic ms - hub t) for this boot
+    last_seen: float = 0.0  # monotonic s of the last message from the hub
+    silent: bool = False  # declared offline by the watchdog (no message for 1.5 x ka)
     seen: deque = field(default_factory=lambda: deque(maxlen=64))  # recent (boot, seq)
 
 
@@ -78,7 +80,8 @@ class HubLink:
             url, client_id=f"companion-{instance}", keepalive=keepalive,
             will=p.encode(instance, p.CompanionStatus(False)),
             subscriptions=[(f"{p.ROOT}hub/+/#", 1)], username=username, password=password,
-            on_connect=self._connected, on_message=self._message, on_tick=self._tick)
+            on_connect=self._connected, on_message=self._message, on_tick=self._tick,
+            on_disconnect=self._disconnected)
         self.stats = self.client.stats
 
     # ------------------------------------------------------------------ public API
@@ -131,10 +134,14 @@ class HubLink:
             self.stats["handler_errors"] += 1
             log.exception("on_event failed for %s %s", kind, hub)
 
+    def _disconnected(self) -> None:
+        self.stats["disconnects"] += 1
+
     def _connected(self, session_present: bool) -> None:
         self.client.publish(p.encode(self.instance, p.CompanionStatus(True)))
         with self._lock:
             for view in self.hubs.values():
+                view.last_seen = time.monotonic()  # we were away, not the hubs
                 if view.online and view.desired:
                     self._send_desired(view)
 
@@ -151,6 +158,12 @@ class HubLink:
         now = time.monotonic()
         with self._lock:
             for view in self.hubs.values():
+                ka = view.info.ka if view.info else None
+                if (view.online and ka and self.client.connected.is_set()
+                        and now - view.last_seen > 1.5 * ka):
+                    view.silent = True  # frozen: the broker's will may come much later
+                    self.stats["silent"] += 1
+                    self._status(view, False)
                 if (view.online and view.desired and not view.acked
                         and now - view.sent_at >= self.ack_timeout):
                     self.stats["resent"] += 1
@@ -166,8 +179,11 @@ class HubLink:
         with self._lock:
             view = self._view(hub)
             if decoded.kind == "status":
+                view.silent = False
                 self._status(view, msg.online)
+                view.last_seen = time.monotonic()
                 return
+            view.last_seen = time.monotonic()
             if decoded.kind == "info":
                 view.info = msg
                 self._boot(view, msg.boot)
@@ -175,6 +191,9 @@ class HubLink:
                 return
             if not self._sequence(view, msg):
                 return
+            if view.silent:  # it speaks again: online after all
+                view.silent = False
+                self._status(view, True)
             if decoded.kind == "state":
                 view.state = msg
             elif decoded.kind == "ack":

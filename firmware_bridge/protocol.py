@@ -121,6 +121,7 @@ class Info:
     slots: tuple[str, ...] = SLOTS
     leds: int = len(SLOTS)
     sense: tuple[str, ...] = ("marker", "button")
+    ka: int | None = None  # MQTT keepalive s; the hub sends something at least every ka/2
     v: int = VERSION
 
 
@@ -280,7 +281,7 @@ SPECS: tuple[Spec, ...] = (
         "v": _V, "hub": Field(_ident, True), "fw": Field(_text(32), True),
         "hw": Field(_text(32), True), "boot": Field(_uint, True),
         "slots": Field(_slots), "leds": Field(_uint),
-        "sense": Field(_list(_text(16), 8))}),
+        "sense": Field(_list(_text(16), 8)), "ka": Field(_optional(_uint))}),
     Spec("state", State, "state", 1, True, {
         "v": _V, "boot": Field(_uint, True), "seq": Field(_uint, True), "mk": Field(_slots),
         "btn": Field(_uint), "scene": Field(_optional(_ident)), "t": Field(_optional(_uint))}),

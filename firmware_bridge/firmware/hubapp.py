@@ -46,16 +46,19 @@ class HubApp:
         self._identify_until = None
         self._raw = None
         self._last_frame = None
+        self.keepalive = config.get("keepalive", 10)
+        self._last_pub = 0
         self.client = client_factory(
             client_id=self.hub, host=config["host"], port=config["port"],
             user=config.get("user"), password=config.get("password"),
-            keepalive=config.get("keepalive", 10),
+            keepalive=self.keepalive,
             will=(self.base + "status", b"offline", 1, True),
             on_connect=self._on_connect, on_message=self._on_message)
 
     # ------------------------------------------------------------------ outgoing
     def _json(self, suffix, body, retain=False, qos=1):
         body["v"] = 1
+        self._last_pub = self.hw.ticks_ms()
         self.client.publish(self.base + suffix, json.dumps(body, separators=(",", ":")), qos, retain)
 
     def _stamp(self, body):
@@ -68,7 +71,8 @@ class HubApp:
     def publish_info(self):
         self._json("info", {"hub": self.hub, "fw": FW_VERSION, "hw": self.cfg.get("hw", "mth-r2"),
                             "boot": self.boot, "slots": list(self.hw.slots),
-                            "leds": self.hw.led_count, "sense": ["marker", "button"]}, True)
+                            "leds": self.hw.led_count, "sense": ["marker", "button"],
+                            "ka": self.keepalive}, True)
 
     def publish_state(self):
         mask = 0
@@ -243,6 +247,16 @@ class HubApp:
                     self._notify("button", b)
             self._pressed = pressed
 
+    async def heartbeat_loop(self):
+        """Republish state when nothing went out for keepalive/2 s, so the companion can
+        tell a frozen hub within 1.5 x keepalive (mosquitto 2.0 checks only every ~6 s)."""
+        half = self.keepalive * 500
+        while True:
+            await asyncio.sleep(0.25)
+            idle = self.hw.ticks_diff(self.hw.ticks_ms(), self._last_pub)
+            if self.client.connected and not self.client.frozen and idle >= half:
+                self.publish_state()
+
     async def render_loop(self, period_ms=50):
         while True:
             frame = self.frame(self.hw.ticks_ms())
@@ -253,6 +267,10 @@ class HubApp:
 
     async def run(self):
         await self.hw.network_up()
-        asyncio.create_task(self.sense_loop())
-        asyncio.create_task(self.render_loop())
-        await self.client.run()
+        loops = [asyncio.create_task(self.sense_loop()), asyncio.create_task(self.render_loop()),
+                 asyncio.create_task(self.heartbeat_loop())]
+        try:
+            await self.client.run()
+        finally:
+            for task in loops:
+                task.cancel()

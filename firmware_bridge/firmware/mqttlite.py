@@ -45,6 +45,7 @@ class MQTTClient:
         self.connected = False
         self.frozen = False  # tests: stop talking without closing the socket
         self.dropped = 0
+        self.last_tx = 0  # ticks of the last packet written (tests: liveness timing)
         self._queue = []  # packets waiting for a connection: [pid or 0, bytes]
         self._inflight = {}  # pid -> QoS 1 PUBLISH sent, not yet acked
         self._pid = 0
@@ -99,6 +100,8 @@ class MQTTClient:
                 break
             await asyncio.sleep(delay)
             delay = min(delay * 2, 3.0)
+            while self.frozen:  # a frozen hub does not come back by itself
+                await asyncio.sleep(0.05)
 
     def _close(self):
         self.connected = False
@@ -186,11 +189,15 @@ class MQTTClient:
 
     async def _sender(self, writer):
         while self.connected:
-            while self._queue and not self.frozen:
+            if self.frozen:
+                await asyncio.sleep(0.05)
+                continue
+            while self._queue:
                 pid, pkt = self._queue.pop(0)
                 if pid:
                     self._inflight[pid] = pkt
                 writer.write(pkt)
+                self.last_tx = self._now()
             await writer.drain()
             self._wake.clear()
             if not self._queue:
@@ -205,6 +212,7 @@ class MQTTClient:
                 self._close()  # the broker went silent: reconnect
                 return
             writer.write(_packet(PINGREQ, 0, b""))
+            self.last_tx = self._now()
 
     def _now(self):
         return self._ticks() if self._ticks else 0
