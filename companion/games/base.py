@@ -82,6 +82,7 @@ class GameState:
     history: list[tuple[Move, Any]] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     setup: dict = field(default_factory=dict)  # public start facts: new_round(mode=TABLE, **setup)
+    claims: list = field(default_factory=list)  # table mode: (move index, seat, draw|pass, ends)
 
     @property
     def simulated(self) -> bool:
@@ -106,6 +107,7 @@ class GameState:
             self.boneyard_count,
             set(self.played),
             list(self.flags),
+            list(self.claims),
         )
 
     def restore(self, snap: Any) -> None:
@@ -117,6 +119,7 @@ class GameState:
             self.boneyard_count,
             self.played,
             self.flags,
+            self.claims,
         ) = snap
 
 
@@ -307,4 +310,31 @@ def reveal_problems(state: GameState, revealed: dict | None) -> list[str]:
             elif tile in seen:
                 found.append(f"{tile} was shown by both p{seen[tile] + 1} and p{seat + 1}.")
             seen.setdefault(tile, seat)
+    return found
+
+
+def record_claim(state: GameState, kind: str, open_ends: list[tuple[str, int]]) -> None:
+    """Table mode: remember a draw or pass (by its 1-based move number) and the usable ends."""
+    if not state.simulated:
+        state.claims.append((len(state.history), state.current, kind, tuple(open_ends)))
+
+
+def must_play_breaches(state: GameState, revealed: dict | None, rule: str) -> list[str]:
+    """Passes proven wrong by the hands revealed at round end (the player held a tile that fit).
+
+    Only passes after which the player drew no more tiles are judged: every tile revealed at
+    the end was then already in their hand.
+    """
+    found = []
+    for index, seat, kind, open_ends in state.claims:
+        hand = (revealed or {}).get(seat)
+        if kind != "pass" or not isinstance(hand, list):
+            continue
+        if any(s == seat and k == "draw" and i > index for i, s, k, _ in state.claims):
+            continue
+        fitting = [(tile, target) for tile in hand for target, end in open_ends if tile.has(end)]
+        if fitting:
+            tile, target = fitting[0]
+            found.append(f"p{seat + 1} passed at move {index} while holding {tile}, "
+                         f"which fitted {target} ({rule}).")
     return found

@@ -12,7 +12,16 @@ import random
 from dataclasses import dataclass, field
 
 from .base import (
-    SIMULATION, GameState, OptionSpec, RoundResult, Rules, check_mode, choice, reveal_problems,
+    SIMULATION,
+    GameState,
+    OptionSpec,
+    RoundResult,
+    Rules,
+    check_mode,
+    choice,
+    must_play_breaches,
+    record_claim,
+    reveal_problems,
     round_end_pips,
 )
 from .dealing import deal, hand_size_value
@@ -315,6 +324,7 @@ class ChickenFoot(Rules):
         if move.kind == "play":
             self._apply_play(state, move)
         elif move.kind == "draw":
+            record_claim(state, "draw", [])
             state.has_drawn = True
             state.boneyard_count -= 1
             state.hand_sizes[state.current] += 1
@@ -322,6 +332,7 @@ class ChickenFoot(Rules):
                 state.drawn = state.boneyard.pop()
                 state.hands[state.current].append(state.drawn)
         elif move.kind == "pass":
+            record_claim(state, "pass", self.targets(state))
             state.passes += 1
             self._end_turn(state)
 
@@ -373,7 +384,8 @@ class ChickenFoot(Rules):
         if not self.is_round_over(state):
             raise ValueError("the round is not over yet (CF-10)")
         pips = round_end_pips(self, state, revealed)
-        details = {"problems": reveal_problems(state, revealed)}
+        details = {"problems": reveal_problems(state, revealed)
+                   + must_play_breaches(state, revealed, "CF-9")}
         if state.out is not None:
             scores = [0 if seat == state.out else pips[seat] for seat in range(state.players)]
             return RoundResult(scores, "out", [state.out], pips, details)  # CF-11

@@ -10,7 +10,16 @@ import random
 from dataclasses import dataclass, field
 
 from .base import (
-    SIMULATION, GameState, OptionSpec, RoundResult, Rules, check_mode, choice, reveal_problems,
+    SIMULATION,
+    GameState,
+    OptionSpec,
+    RoundResult,
+    Rules,
+    check_mode,
+    choice,
+    must_play_breaches,
+    record_claim,
+    reveal_problems,
     round_end_pips,
 )
 from .dealing import deal, hand_size_value, parse_ladder
@@ -343,6 +352,7 @@ class MexicanTrain(Rules):
         if kind == "play":
             self._apply_play(state, move)
         elif kind == "draw":
+            record_claim(state, "draw", [])
             state.has_drawn = True
             state.boneyard_count -= 1
             state.hand_sizes[state.current] += 1
@@ -353,6 +363,8 @@ class MexicanTrain(Rules):
             if state.pending_last_double and state.pending_last_double[0] == state.current:
                 state.pending_last_double = None
         elif kind == "pass":
+            ends = [(n, state.trains[n].open_end) for n in self.allowed_targets(state)]
+            record_claim(state, "pass", ends)
             state.trains[player_slot(state.current)].marker = True  # MT-11
             state.passes += 1
             self._end_turn(state)
@@ -424,7 +436,8 @@ class MexicanTrain(Rules):
         if not self.is_round_over(state):
             raise ValueError("the round is not over yet (MT-19)")
         pips = round_end_pips(self, state, revealed)
-        details = {"problems": reveal_problems(state, revealed)}
+        details = {"problems": reveal_problems(state, revealed)
+                   + must_play_breaches(state, revealed, "MT-10")}
         if state.out is not None:
             scores = [0 if seat == state.out else pips[seat] for seat in range(state.players)]
             return RoundResult(scores, "out", [state.out], pips, details)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+
 from .errors import InvalidMoveError
 
 SET_MAX_PIPS = {"double-6": 6, "double-9": 9, "double-12": 12, "double-15": 15, "double-18": 18}

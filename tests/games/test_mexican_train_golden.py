@@ -102,7 +102,7 @@ def test_a_double_that_can_never_be_covered_does_not_block():
     rules = get_rules("mt")
     options = rules.resolve_options(2, {"set": "double-9", "hand_size": 20})
     state = rules.new_round(2, options, 0, mode=TABLE, starter=0)
-    chain = "9-0 0-1 1-2 2-0 0-3 3-4 4-0 0-5 5-6 6-0 0-7 7-8 8-0".split()
+    chain = ["9-0", "0-1", "1-2", "2-0", "0-3", "3-4", "4-0", "0-5", "5-6", "6-0", "0-7", "7-8", "8-0"]
     used = set(map(Tile.parse, chain))
     for tile in chain:
         rules.play(state, f"{tile}>p1")
@@ -201,3 +201,16 @@ def test_first_turn_run_on_your_own_train():
     refused(rules, state, "draw", "MT-9")
     play_all(rules, state, "5-4>p1 4-3>p1 done")
     assert state.current == 1 and state.trains["p1"].open_end == 3
+
+
+def test_a_pass_proven_wrong_by_the_revealed_hand_is_flagged():
+    rules = get_rules("mt")
+    options = rules.resolve_options(2, {"set": "double-9"})
+    state = rules.new_round(2, options, 0, mode=TABLE, starter=0, hand_sizes=[2, 2],
+                            boneyard_count=0)
+    play_all(rules, state, "9-4>p1 pass pass")  # p2 passed, but holds 9-3 (fits p2 and mx)
+    result = rules.round_result(state, {0: parse_tiles("1-1"), 1: parse_tiles("9-3 2-2")})
+    assert any("p2 passed at move 2 while holding 9-3" in p and "MT-10" in p
+               for p in result.details["problems"])
+    fair = rules.round_result(state, {0: parse_tiles("1-1"), 1: parse_tiles("5-3 2-2")})
+    assert not any("passed" in p for p in fair.details["problems"])
