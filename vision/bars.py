@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .cvcompat import min_area_rect
 from .params import Params
 
 
@@ -75,35 +74,51 @@ def bar_contrast(channel: np.ndarray, centre: np.ndarray, direction: np.ndarray,
 
 def bar_candidates(mask: np.ndarray, polarity: int, params: Params,
                    channel: np.ndarray | None = None) -> list[Bar]:
-    """Thin straight components of an ink mask (and, given ``channel``, with contrast)."""
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    """Thin straight components of an ink mask (and, given ``channel``, with contrast).
+
+    Shape comes from second moments, computed for all components at once: a rectangle of
+    length L and thickness t has variances L^2/12 and t^2/12 along its axes."""
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n <= 1:
         return []
-    bw = stats[1:, cv2.CC_STAT_WIDTH].astype(np.float64)
-    bh = stats[1:, cv2.CC_STAT_HEIGHT].astype(np.float64)
-    area = stats[1:, cv2.CC_STAT_AREA].astype(np.float64)
+    bw = stats[:, cv2.CC_STAT_WIDTH].astype(np.float64)
+    bh = stats[:, cv2.CC_STAT_HEIGHT].astype(np.float64)
+    area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
     diag2 = bw * bw + bh * bh
-    ok = (diag2 >= (0.9 * params.bar_min_length_px) ** 2)
+    ok = diag2 >= (0.9 * params.bar_min_length_px) ** 2
     ok &= diag2 / np.maximum(area, 1) >= 0.8 * params.bar_min_elongation
     ok &= area >= 6
+    ok[0] = False
+    if not ok.any():
+        return []
+    ys, xs = np.nonzero(mask)
+    lab = labels[ys, xs]
+    keep = ok[lab]
+    lab, xs, ys = lab[keep], xs[keep].astype(np.float64), ys[keep].astype(np.float64)
+    dx, dy = xs - cents[lab, 0], ys - cents[lab, 1]
+    sxx = np.bincount(lab, dx * dx, n) / np.maximum(area, 1)
+    syy = np.bincount(lab, dy * dy, n) / np.maximum(area, 1)
+    sxy = np.bincount(lab, dx * dy, n) / np.maximum(area, 1)
+    tr, det = sxx + syy, sxx * syy - sxy * sxy
+    disc = np.sqrt(np.maximum(tr * tr / 4 - det, 0))
+    l1, l2 = tr / 2 + disc, np.maximum(tr / 2 - disc, 0)
+    length = np.sqrt(12 * l1)
+    thick = np.maximum(np.sqrt(12 * l2), 1.0)
+    fill = area / np.maximum(length * thick, 1)
+    ok &= length >= params.bar_min_length_px
+    ok &= length / thick >= params.bar_min_elongation
+    ok &= fill >= params.bar_min_fill
+    theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)
     bars = []
-    for idx in np.nonzero(ok)[0]:
-        i = idx + 1
-        x, y, ww, hh = stats[i, :4]
-        roi = labels[y : y + hh, x : x + ww] == i
-        pts = np.argwhere(roi)[:, ::-1] + (x, y)
-        centre, length, thick, direction = min_area_rect(pts)
-        thick = max(thick, 1.0)
-        if length < params.bar_min_length_px or length / thick < params.bar_min_elongation:
-            continue
-        if area[idx] / (length * thick) < params.bar_min_fill:
-            continue
+    for i in np.nonzero(ok)[0]:
+        centre = cents[i].astype(np.float64)
+        direction = np.array([np.cos(theta[i]), np.sin(theta[i])])
         contrast = 255.0
         if channel is not None:
-            contrast = bar_contrast(channel, centre, direction, length, thick, params)
+            contrast = bar_contrast(channel, centre, direction, length[i], thick[i], params)
             if contrast < params.bar_min_quick_contrast:
                 continue
-        bars.append(Bar(centre, direction, length, thick, polarity, contrast))
+        bars.append(Bar(centre, direction, float(length[i]), float(thick[i]), polarity, contrast))
     return bars
 
 

@@ -41,7 +41,7 @@ class Params:
     #: bar length as a fraction of tile width (prior, refined from the face extent).
     bar_to_width: float = 0.74
     #: grey levels the bar must be darker than the face strips on both sides of it.
-    bar_min_quick_contrast: float = 18.0
+    bar_min_quick_contrast: float = 30.0
     #: the weaker side's contrast must be at least this fraction of the stronger side's.
     bar_side_balance: float = 0.45
     #: at most this many candidates (highest contrast first) are read per frame.
@@ -82,6 +82,9 @@ class Params:
     pip_max_area: float = 0.06
     #: pip must fill at least this fraction of its bounding box (round, not a scratch).
     pip_min_fill: float = 0.45
+
+    #: ink specks smaller than a pip (texture, dirt) count as one stroke per this many.
+    specks_per_stroke: int = 4
 
     # --- confidence ---
     #: hypotheses below this are not tiles at all and are dropped.

@@ -62,12 +62,17 @@ def detect(image: np.ndarray, params: Params) -> tuple[list[TileHypothesis], dic
             hyps.append(hyp)
     kept = _suppress(hyps, params)
     if len(kept) >= 3:
-        widths = np.array([t.width_px for t in kept if t.confidence >= params.min_confidence])
-        if len(widths) >= 3:
+        # scale reference: tiles whose face edges were all measured and that read well
+        widths = np.array([t.width_px for t in kept
+                           if t.confidence >= 0.8 and t.debug["measured"] >= 3])
+        if len(widths) < 2:
+            widths = np.array([t.width_px for t in kept if t.confidence >= params.min_confidence])
+        if len(widths) >= 2:
             med = float(np.median(widths))
             for t in kept:
                 if not 0.55 * med <= t.width_px <= 1.8 * med:
                     t.confidence *= 0.3
+        kept = [t for t in kept if t.confidence >= params.drop_confidence]
     stages = {"work": work, "scale": scale, "bars": bars, "hypotheses": hyps, "kept": kept}
     return kept, stages
 

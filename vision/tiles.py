@@ -32,10 +32,12 @@ class TileHypothesis:
 def _first_edge(profile: np.ndarray, start: int, stop: int, window: int, level: float) -> int | None:
     """First index in [start, stop) where the profile stays below ``level`` for ``window``."""
     n = len(profile)
-    for i in range(start, min(stop, n)):
-        if profile[i : min(n, i + window)].max() < level:
-            return i
-    return None
+    if start >= n:
+        return None
+    padded = np.concatenate([profile, np.zeros(window, profile.dtype)])
+    runmax = np.lib.stride_tricks.sliding_window_view(padded, window)[:n].max(axis=1)
+    hits = np.nonzero(runmax[start:min(stop, n)] < level)[0]
+    return int(start + hits[0]) if len(hits) else None
 
 
 def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float
@@ -53,9 +55,11 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float
     min_area = params.pip_min_area * c * c
     max_area = params.pip_max_area * c * c
     areas, strokes, merged_areas = [], 0, []
+    specks = 0
     for i in range(1, n):
         x, y, w, h, a = stats[i]
         if a < min_area:
+            specks += a >= 0.25 * min_area
             continue
         cx, cy = cents[i]
         if min(cx, c - cx, c - cy) < 0.1 * c:
@@ -80,7 +84,7 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float
         for a in merged_areas:
             count += max(1, int(round(a / single)))
             merges += 1
-    return count, areas, strokes, merges
+    return count, areas, strokes + specks // params.specks_per_stroke, merges
 
 
 def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Params,
@@ -166,8 +170,9 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     confidence = 1.0
     if strokes:
         confidence *= 0.35 ** min(strokes, 2)
-    if merges:
-        confidence *= 0.75
+    confidence *= 0.8 ** merges
+    if measured == 0:
+        confidence *= 0.6
     limit = params.set_size or 18
     if max(counts) > limit:
         confidence *= 0.2
