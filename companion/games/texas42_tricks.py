@@ -125,15 +125,15 @@ def bid_marks(bid: int) -> int:
 
 def bid_text(bid: int) -> str:
     """Canonical bid word: ``"30"``..``"42"``, then ``"2m"``, ``"3m"``..."""
-    return str(bid) if bid <= MARK else f"{bid // MARK}m"
+    return str(bid) if bid <= MARK or bid % MARK else f"{bid // MARK}m"
 
 
 def parse_bid(word: str) -> int:
-    """``"35"`` -> 35, ``"42"``/``"1m"`` -> 42, ``"2m"`` -> 84; InvalidMoveError otherwise."""
+    """``"35"`` -> 35, ``"42"``/``"1m"`` -> 42, ``"2m"``/``"84"`` -> 84; check() judges the rest."""
     text = word.strip().lower()
     if text.endswith("m") and text[:-1].isdigit() and int(text[:-1]) >= 1:
         return int(text[:-1]) * MARK
-    if text.isdigit() and int(text) <= MARK:
+    if text.isdigit():
         return int(text)
     raise InvalidMoveError(f"{word!r} is not a bid; write bid 30..42, bid 2m, bid plunge or pass")
 
