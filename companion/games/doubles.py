@@ -12,7 +12,13 @@ import random
 from dataclasses import dataclass, field
 
 from .base import (
-    SIMULATION, GameState, OptionSpec, RoundResult, Rules, check_mode, reveal_problems,
+    SIMULATION,
+    GameState,
+    OptionSpec,
+    RoundResult,
+    Rules,
+    check_mode,
+    reveal_problems,
     round_end_pips,
 )
 from .dealing import deal

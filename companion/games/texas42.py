@@ -16,13 +16,34 @@ from .errors import IllegalMoveError, InvalidMoveError
 from .moves import Move
 from .registry import register
 from .texas42_tricks import (
-    CONTRACT_WORDS, MARK, MIN_BID, PLUNGE_DOUBLES, PLUNGE_MARKS, SPLASH_DOUBLES, TRUMP_ALIASES,
-    TRICKS, TRUMP_WORDS, bid_marks, bid_text, contract_outcome, draw_for_shaker, follows,
-    led_suit, look_for_breaches, on_off, parse_bid, partner, raises, suit_name, team,
-    trick_points, trick_winner, trump_value, trump_word,
+    CONTRACT_WORDS,
+    MARK,
+    MIN_BID,
+    PLUNGE_DOUBLES,
+    PLUNGE_MARKS,
+    SPLASH_DOUBLES,
+    TRICKS,
+    TRUMP_ALIASES,
+    TRUMP_WORDS,
+    bid_marks,
+    bid_text,
+    contract_outcome,
+    draw_for_shaker,
+    follows,
+    led_suit,
+    look_for_breaches,
+    on_off,
+    parse_bid,
+    partner,
+    raises,
+    suit_name,
+    team,
+    trick_points,
+    trick_winner,
+    trump_value,
+    trump_word,
 )
 from .tiles import Tile, full_set, parse_tiles
-
 
 OPTIONS = (
     OptionSpec("goal", "marks", choice("marks", "points"),
@@ -181,7 +202,6 @@ class Texas42(Rules):
     # -- checking --------------------------------------------------------------------------
     def check(self, state: Texas42State, move: Move) -> None:
         self.require_turn_holder(state)
-        seat = state.current
         if move.kind in ("bid", "pass"):
             if state.phase != "bid":
                 raise IllegalMoveError("TX-6", "Bidding is over: each player bids once.")

@@ -8,7 +8,13 @@ from collections import Counter
 import pytest
 
 from companion.games import (
-    TABLE, AmbiguousMoveError, IllegalMoveError, InvalidMoveError, Tile, full_set, get_rules,
+    TABLE,
+    AmbiguousMoveError,
+    IllegalMoveError,
+    InvalidMoveError,
+    Tile,
+    full_set,
+    get_rules,
 )
 from companion.games.doubles import CONFORMANCE_OPTIONS, highest_double
 from companion.games.match import play_random_match, table_replay

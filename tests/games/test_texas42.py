@@ -238,8 +238,8 @@ def test_a_renege_is_detected_at_the_table():
     refused(state, "6-6", "TX-1")
     play(state, "6-5 5-5 4-1 6-0")  # proof: p4 holds a trump after not following trumps
     problems = RULES.problems(state)
-    assert problems == ["TX-14: p4 did not follow trumps in trick 1 but plays 6-0 of that "
-                        "suit in trick 2: a renege."]
+    assert problems == [("TX-14: p4 did not follow trumps in trick 1 but plays 6-0 of that "
+                         "suit in trick 2: a renege.")]
     assert RULES.describe(state)["reneges"] == [
         {"seat": 3, "suit": "trump", "tile": "6-0", "void_trick": 1, "trick": 2}]
     RULES.undo(state)
