@@ -32,7 +32,9 @@ DEFAULTS: dict[str, Any] = {
 
 def create_app(test_config: dict | None = None) -> Flask:
     """Build the app; ``test_config`` overrides settings (tests pass a temporary database)."""
-    app = Flask(__name__, instance_relative_config=True)
+    instance = (test_config or {}).get("INSTANCE_PATH") or os.environ.get("COMPANION_INSTANCE_PATH")
+    app = Flask(__name__, instance_relative_config=True,
+                instance_path=os.path.abspath(instance) if instance else None)
     app.config.from_mapping(DEFAULTS)
     if test_config is None:
         app.config.from_prefixed_env("COMPANION")

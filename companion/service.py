@@ -136,6 +136,7 @@ class Tables:
             try:
                 session.apply(event.to_json(), checked=False)
                 session.last_refusal = None
+                session.version += 1
             except Exception:
                 log.exception("event %s of table %s did not fold; rebuilding", event.seq,
                               table_id)
@@ -152,6 +153,7 @@ class Tables:
                 session.status.pop(part, None)
             else:
                 session.status[part] = status
+            session.version += 1
             self._notify(table_id, {"kind": "status", "seq": None, "table": table_id,
                                     "payload": {part: status}, "source": "system"},
                          session.view())

@@ -110,6 +110,8 @@ class TableSession:
         self.last_refusal: dict | None = None
         self.status: dict[str, Any] = {}
         self.problems: list[str] = []  # replay trouble (an engine that changed its mind)
+        self.version = 0  # bumped by changes outside the log (refusal, status)
+        self._view: tuple[tuple[int, int], dict] | None = None
 
     # -- folding events -----------------------------------------------------------------
     def apply(self, event: dict, checked: bool = True) -> None:
@@ -379,19 +381,27 @@ class TableSession:
 
     def refuse(self, error: CommandError, move: Any, source: str) -> dict:
         """Remember the last refusal (shown on the tablet until the next event)."""
+        self.version += 1
         self.last_refusal = {"seq": self.seq, "time": round(time.time(), 3),
                              "error": error.error, "rule": error.rule, "message": error.message,
                              "move": move if isinstance(move, str) else None, "source": source}
         return self.last_refusal
 
     def view(self) -> dict:
-        """The public state of the table: what the tablet, the hub and the admin page show."""
+        """The public state of the table: what the tablet, the hub and the admin page show
+        (computed once per change; treat it as read-only)."""
+        key = (self.seq, self.version)
+        if self._view is None or self._view[0] != key:
+            self._view = (key, self._build_view())
+        return self._view[1]
+
+    def _build_view(self) -> dict:
         match = self.match
         view: dict[str, Any] = {
             "id": self.table_id, "name": self.name, "seq": self.seq,
             "players": [{"seat": i, "slot": slot(i), "name": n} for i, n in enumerate(self.names)],
             "match": None, "round": None, "scores": None, "moves": [],
-            "last_refusal": self.last_refusal, "status": self.status,
+            "last_refusal": self.last_refusal, "status": dict(self.status),
             "problems": self.problems[-5:],
         }
         if match is None:
