@@ -18,6 +18,7 @@ from .base import (
     RoundResult,
     Rules,
     check_mode,
+    record_claim,
     reveal_problems,
     round_end_pips,
 )
@@ -267,6 +268,7 @@ class Doubles(Rules):
     def _apply(self, state: DoublesState, move: Move) -> None:
         seat = state.current
         if move.kind == "draw":
+            record_claim(state, "draw", [])
             state.has_drawn = True
             state.boneyard_count -= 1
             state.hand_sizes[seat] += 1
@@ -276,6 +278,8 @@ class Doubles(Rules):
                 state.hands[seat].append(state.drawn)
             return
         if move.kind == "pass":
+            record_claim(state, "pass", [(str(t), number, state.unlocked(number))
+                                         for t, (number, _) in state.open_ends.items()])
             state.passes = state.passes + 1 if not self.can_draw(state) else 0
             self._end_turn(state)
             return
@@ -316,8 +320,8 @@ class Doubles(Rules):
             winners, ended = [seat for seat, p in enumerate(pips) if p == best], "blocked"  # DB-9
         scores = [sum(p for other, p in enumerate(pips) if other != seat) if seat in winners else 0
                   for seat in range(state.players)]
-        return RoundResult(scores, ended, winners, pips,
-                           details={"problems": reveal_problems(state, revealed)})
+        problems = reveal_problems(state, revealed) + pass_breaches(state, revealed)
+        return RoundResult(scores, ended, winners, pips, details={"problems": problems})
 
     def describe(self, state: DoublesState) -> dict:
         view = super().describe(state)
@@ -332,6 +336,28 @@ class Doubles(Rules):
             "out": state.out,
         })
         return view
+
+
+def pass_breaches(state: DoublesState, revealed: dict | None) -> list[str]:
+    """Table mode: passes proven wrong by the hands shown at the end (DB-5).
+
+    Like ``base.must_play_breaches`` but lock-aware (DB-6): a locked end only takes its double.
+    Only passes after which the player drew no more are judged.
+    """
+    found = []
+    for index, seat, kind, ends in state.claims:
+        hand = (revealed or {}).get(seat)
+        if kind != "pass" or not isinstance(hand, list):
+            continue
+        if any(s == seat and k == "draw" and i > index for i, s, k, _ in state.claims):
+            continue
+        fitting = [(tile, target) for tile in hand for target, number, unlocked in ends
+                   if tile.has(number) and (unlocked or tile == Tile(number, number))]
+        if fitting:
+            tile, target = fitting[0]
+            found.append(f"p{seat + 1} passed at move {index} while holding {tile}, "
+                         f"which fitted {target} (DB-5).")
+    return found
 
 
 DOUBLES = register(Doubles())

@@ -143,6 +143,20 @@ def test_table_mode_replay_and_revealed_scores():
     refused(fresh, "4-4>4-4", "DB-1")
 
 
+def test_a_pass_proven_wrong_by_the_revealed_hands_is_flagged():
+    options = RULES.resolve_options(2, {})
+    state = RULES.new_round(2, options, 0, mode=TABLE, starter=0, opening="6-6",
+                            hand_sizes=[2, 2], boneyard_count=2)  # nobody may draw
+    play(state, "6-3>6-6 pass pass")  # p1 claims nothing fits; p2 too
+    assert RULES.is_round_over(state)
+    shown = {0: parse_tiles("3-1 6-2"), 1: parse_tiles("3-3")}  # 6-2 fitted; 3-3 fitted 6-3
+    problems = RULES.round_result(state, shown).details["problems"]
+    assert problems == ["p1 passed at move 2 while holding 6-2, which fitted 6-6 (DB-5).",
+                        "p2 passed at move 3 while holding 3-3, which fitted 6-3 (DB-5)."]
+    honest = {0: parse_tiles("3-1 5-2"), 1: parse_tiles("2-0")}  # 3-1 on a locked 3: no breach
+    assert RULES.round_result(state, honest).details["problems"] == []
+
+
 # -- invariants over the option matrix ----------------------------------------------------------
 def check_round(state, previous) -> None:
     tiles = Counter(state.played)
