@@ -50,26 +50,37 @@ def ink_masks(image: np.ndarray, params: Params, channels: list | None = None) -
 
 def _sample(channel: np.ndarray, pts: np.ndarray) -> np.ndarray:
     h, w = channel.shape
-    x = np.clip(np.round(pts[:, 0]).astype(int), 0, w - 1)
-    y = np.clip(np.round(pts[:, 1]).astype(int), 0, h - 1)
+    x = np.clip(np.round(pts[..., 0]).astype(np.intp), 0, w - 1)
+    y = np.clip(np.round(pts[..., 1]).astype(np.intp), 0, h - 1)
     return channel[y, x].astype(np.float32)
 
 
-def bar_contrast(channel: np.ndarray, centre: np.ndarray, direction: np.ndarray, length: float,
-                 thickness: float, params: Params) -> float:
-    """Cheap test: how much darker the bar is than the face strips on *both* its sides
-    (``channel`` has ink dark). Table lines and tile edges have a different colour on each
-    side and score low."""
-    normal = np.array([-direction[1], direction[0]])
-    t = np.linspace(-0.4, 0.4, 11)[:, None] * length * direction
-    on = centre + t
-    offs = [max(k * length / params.bar_to_width, 0.5 * thickness + 2.0) for k in (0.07, 0.11)]
-    bar = float(np.median(_sample(channel, on)))
-    # the face is the bright part of the strips beside the bar (pips may sit close to it)
-    side_a = float(np.percentile(np.r_[[_sample(channel, on + o * normal) for o in offs]], 75))
-    side_b = float(np.percentile(np.r_[[_sample(channel, on - o * normal) for o in offs]], 75))
-    low, high = sorted((side_a - bar, side_b - bar))
-    return low if low >= params.bar_side_balance * high else 0.0
+def bar_contrasts(channel: np.ndarray, centre: np.ndarray, direction: np.ndarray,
+                  length: np.ndarray, thickness: np.ndarray, params: Params) -> np.ndarray:
+    """Cheap test of K candidates at once (``channel`` has ink dark): how much darker each
+    bar is than the face on *both* sides of it and just past *both* its ends. Table lines,
+    wood grain and tile edges have a different colour on one side or run on, and score 0."""
+    normal = np.stack([-direction[:, 1], direction[:, 0]], 1)
+    t = np.linspace(-0.4, 0.4, 11)
+    on = centre[:, None, :] + (t[None, :, None] * length[:, None, None]) * direction[:, None, :]
+    bar = np.median(_sample(channel, on), axis=1)
+    width = length / params.bar_to_width
+    sides = []
+    for sign in (1.0, -1.0):
+        pts = [on + sign * np.maximum(k * width, 0.5 * thickness + 2.0)[:, None, None]
+               * normal[:, None, :] for k in (0.07, 0.11)]
+        # the face is the bright part of the strip beside the bar (pips may sit close to it)
+        sides.append(np.percentile(_sample(channel, np.concatenate(pts, 1)), 75, axis=1))
+    ends = []
+    for sign in (1.0, -1.0):
+        tip = centre + sign * (0.5 * length + np.maximum(0.05 * width, 2.0))[:, None] * direction
+        spread = (np.array([-0.06, 0.0, 0.06])[None, :, None] * width[:, None, None]) * normal[:, None, :]
+        ends.append(np.median(_sample(channel, tip[:, None, :] + spread), axis=1))
+    side_a, side_b = sides[0] - bar, sides[1] - bar
+    low, high = np.minimum(side_a, side_b), np.maximum(side_a, side_b)
+    end_low = np.minimum(ends[0], ends[1]) - bar
+    ok = (low >= params.bar_side_balance * high) & (end_low >= params.bar_end_contrast * low)
+    return np.where(ok, low, 0.0)
 
 
 def bar_candidates(mask: np.ndarray, polarity: int, params: Params,
@@ -109,17 +120,14 @@ def bar_candidates(mask: np.ndarray, polarity: int, params: Params,
     ok &= length / thick >= params.bar_min_elongation
     ok &= fill >= params.bar_min_fill
     theta = 0.5 * np.arctan2(2 * sxy, sxx - syy)
-    bars = []
-    for i in np.nonzero(ok)[0]:
-        centre = cents[i].astype(np.float64)
-        direction = np.array([np.cos(theta[i]), np.sin(theta[i])])
-        contrast = 255.0
-        if channel is not None:
-            contrast = bar_contrast(channel, centre, direction, length[i], thick[i], params)
-            if contrast < params.bar_min_quick_contrast:
-                continue
-        bars.append(Bar(centre, direction, float(length[i]), float(thick[i]), polarity, contrast))
-    return bars
+    idx = np.nonzero(ok)[0]
+    centres = cents[idx].astype(np.float64)
+    dirs = np.stack([np.cos(theta[idx]), np.sin(theta[idx])], 1)
+    contrast = np.full(len(idx), 255.0)
+    if channel is not None and len(idx):
+        contrast = bar_contrasts(channel, centres, dirs, length[idx], thick[idx], params)
+    return [Bar(centres[k], dirs[k], float(length[i]), float(thick[i]), polarity, float(contrast[k]))
+            for k, i in enumerate(idx) if contrast[k] >= params.bar_min_quick_contrast]
 
 
 def find_bars(image: np.ndarray, params: Params) -> list[Bar]:

@@ -44,15 +44,17 @@ class Params:
     bar_min_quick_contrast: float = 30.0
     #: the weaker side's contrast must be at least this fraction of the stronger side's.
     bar_side_balance: float = 0.45
+    #: just past both bar ends the face must be at least this fraction of the side contrast.
+    bar_end_contrast: float = 0.5
     #: at most this many candidates (highest contrast first) are read per frame.
-    max_bars: int = 400
+    max_bars: int = 250
     #: collinear bar pieces (a bar split by a metal pin) are joined when the gap is below
     #: this fraction of their joint length.
     bar_join_gap: float = 0.35
 
     # --- tile hypothesis and face (stage 3) ---
     #: canonical crop: tile width in pixels after warping (length is twice that).
-    canon_width_px: int = 64
+    canon_width_px: int = 96
     #: a pixel belongs to the face when its Lab distance to the face colour is below this.
     face_max_distance: float = 38.0
     #: fraction of the (inset) tile that must be face-coloured.

@@ -23,7 +23,7 @@ NUMBER_COLOURS = {
     13: (40, 40, 120), 14: (200, 120, 120), 15: (30, 120, 60), 16: (60, 60, 170),
     17: (170, 120, 40), 18: (80, 80, 40),
 }
-FACE_COLOURS = {"white": (235, 238, 240), "ivory": (190, 222, 232), "black": (30, 28, 26),
+FACE_COLOURS = {"white": (235, 238, 240), "ivory": (205, 228, 238), "black": (30, 28, 26),
                 "pink": (170, 120, 240)}
 BACKGROUNDS = ("wood", "cloth", "marble", "white", "black", "green")
 

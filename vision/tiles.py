@@ -67,11 +67,14 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float
         elong = max(w, h) / max(1, min(w, h))
         if y <= band + 1 and w > 2 * h and w > 0.3 * c:
             continue  # the rest of a thick or slanted bar
-        if elong > 2.6 and a < 2 * max_area:
-            strokes += 1
+        if elong > 2.6:
+            if a / float(w * h) >= 0.5 and min(w, h) <= 0.22 * c:
+                merged_areas.append((a, min(w, h)))  # a row or column of touching pips
+            else:
+                strokes += 1
             continue
         if a > max_area:
-            merged_areas.append(a)
+            merged_areas.append((a, min(w, h) / 2))
             continue
         if a / float(w * h) < params.pip_min_fill:
             strokes += 1
@@ -80,8 +83,8 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float
     merges = 0
     count = len(areas)
     if merged_areas:
-        single = float(np.median(areas)) if areas else max_area * 0.6
-        for a in merged_areas:
+        for a, short in merged_areas:
+            single = float(np.median(areas)) if areas else 0.8 * short * short
             count += max(1, int(round(a / single)))
             merges += 1
     return count, areas, strokes + specks // params.specks_per_stroke, merges
@@ -171,17 +174,15 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     if strokes:
         confidence *= 0.35 ** min(strokes, 2)
     confidence *= 0.8 ** merges
-    if measured == 0:
-        confidence *= 0.6
     limit = params.set_size or 18
     if max(counts) > limit:
         confidence *= 0.2
-    if len(all_areas) >= 2 and max(all_areas) > 3.0 * min(all_areas):
+    if len(all_areas) >= 2 and max(all_areas) > 3.5 * min(all_areas):
         confidence *= 0.6
     aspect = (et + eb) / max(1, width)
     if not 1.4 <= aspect <= 2.6:
         confidence *= 0.4
-    confidence *= min(1.0, 0.6 + (face_fraction - params.face_min_fraction) * 2.0)
+    confidence *= min(1.0, 0.7 + (face_fraction - params.face_min_fraction) * 3.0)
     confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
     pts = np.array([[mu - el, mv - et], [mu + er, mv - et], [mu + er, mv + eb], [mu - el, mv + eb]],
                    np.float64)
