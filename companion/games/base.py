@@ -132,6 +132,7 @@ class Rules(ABC):
     min_players: int = 2
     max_players: int = 8
     lower_total_wins: bool = True
+    round_end_rule: str = "END"  # the game's rule id that ends a round (e.g. MT-19)
     option_specs: tuple[OptionSpec, ...] = ()
 
     # -- options and match plan -------------------------------------------------------
@@ -270,7 +271,8 @@ class Rules(ABC):
 
     def require_turn_holder(self, state: GameState) -> None:
         if self.is_round_over(state):
-            raise IllegalMoveError("END", "The round is over; no more moves can be made.")
+            raise IllegalMoveError(
+                self.round_end_rule, "The round is over; no more moves can be made.")
 
 
 def check_mode(mode: str) -> None:

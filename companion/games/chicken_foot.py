@@ -109,6 +109,7 @@ class ChickenFoot(Rules):
     aliases = ("cf", "chickenfoot")
     title = "Chicken Foot"
     option_specs = OPTIONS
+    round_end_rule = "CF-10"
 
     # -- options and plan ---------------------------------------------------------------
     def check_options(self, players: int, options: dict) -> None:

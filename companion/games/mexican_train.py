@@ -120,6 +120,7 @@ class MexicanTrain(Rules):
     min_players = 2
     max_players = 12
     option_specs = OPTIONS
+    round_end_rule = "MT-19"
 
     # -- options and plan ---------------------------------------------------------------
     def check_options(self, players: int, options: dict) -> None:
