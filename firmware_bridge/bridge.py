@@ -61,36 +61,53 @@ class HubView:
 
 
 class HubLink:
-    def __init__(self, url: str, instance: str = "companion", *,
+    def __init__(self, url: str | None = None, instance: str = "companion", *,
                  on_event: Callable[[HubEvent], None] | None = None,
                  username: str | None = None, password: str | None = None,
                  ack_timeout: float = 2.0, scene_exp_ms: int = 5000, keepalive: int = 10,
-                 id_prefix: str | None = None) -> None:
+                 id_prefix: str | None = None, broker_dir: str | None = None) -> None:
+        """url: the broker; None = $MQTT_URL, else a local broker started by `start()`
+        (mosquitto on loopback, or embedded amqtt) and stopped by `stop()`."""
         self.instance = p.check_id(instance, "instance")
+        self.url = url or os.environ.get("MQTT_URL") or None
         self.events: queue.Queue[HubEvent] = queue.Queue()
         self.ack_timeout = ack_timeout
         self.scene_exp_ms = scene_exp_ms
         self.hubs: dict[str, HubView] = {}
         self.decoder = p.Decoder(log)
+        self.stats: Counter[str] = Counter()
+        self.broker = None
         self._on_event = on_event or self.events.put
         self._lock = threading.RLock()
         prefix = id_prefix or f"c{os.getpid() % 10000:04d}{int(time.time()) % 100000:05d}"
         self._ids = (f"{prefix}-{n}" for n in itertools.count(1))
-        self.client = MqttClient(
-            url, client_id=f"companion-{instance}", keepalive=keepalive,
+        self._client_args = dict(
+            client_id=f"companion-{instance}", keepalive=keepalive,
             will=p.encode(instance, p.CompanionStatus(False)),
             subscriptions=[(f"{p.ROOT}hub/+/#", 1)], username=username, password=password,
             on_connect=self._connected, on_message=self._message, on_tick=self._tick,
-            on_disconnect=self._disconnected)
-        self.stats = self.client.stats
+            on_disconnect=self._disconnected, stats=self.stats)
+        self._broker_dir = broker_dir
+        self.client: MqttClient | None = None
+        if self.url:
+            self.client = MqttClient(self.url, **self._client_args)
 
     # ------------------------------------------------------------------ public API
     def start(self) -> HubLink:
+        if self.client is None:
+            from .broker import start_local_broker
+            self.broker = start_local_broker(self._broker_dir)
+            self.url = self.broker.url
+            self.client = MqttClient(self.url, **self._client_args)
         self.client.start()
         return self
 
     def stop(self) -> None:
-        self.client.stop(final=p.encode(self.instance, p.CompanionStatus(False)))
+        if self.client:
+            self.client.stop(final=p.encode(self.instance, p.CompanionStatus(False)))
+        if self.broker:
+            self.broker.close()
+            self.broker = None
 
     def wait_connected(self, timeout: float = 10.0) -> bool:
         return self.client.wait_connected(timeout)
