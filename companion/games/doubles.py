@@ -87,11 +87,6 @@ class DoublesState(GameState):
          self.out) = snap
         super().restore(base)
 
-    @property
-    def engine(self) -> str:
-        """The opening double (what the match record shows per round)."""
-        return str(self.opening)
-
     def unlocked(self, number: int) -> bool:
         """DB-6: a number is unlocked once its double is on the table."""
         return Tile(number, number) in self.played

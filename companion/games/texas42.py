@@ -192,7 +192,11 @@ class Texas42(Rules):
 
     # -- reading moves -------------------------------------------------------------------
     def parse_move(self, state: Texas42State, text: str) -> Move:
+        if text.strip().lower() in ("plunge", "splash"):
+            return Move("bid", value=text.strip().lower())
         move = Move.parse(text)
+        if move.kind == "plunge":
+            return Move("bid", value="plunge")
         if move.kind == "bid" and move.value not in ("plunge", "splash"):
             return Move("bid", value=bid_text(parse_bid(move.value)))
         if move.kind == "trumps":

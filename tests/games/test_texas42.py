@@ -265,6 +265,7 @@ def test_move_text_forms():
     state = deal(shaker=3)
     assert str(RULES.parse_move(state, "bid 1m")) == "bid 42"
     assert str(RULES.parse_move(state, "bid 84")) == "bid 2m"
+    assert str(RULES.parse_move(state, "plunge")) == "bid plunge"
     assert str(RULES.parse_move(state, "trumps 5")) == "trumps fives"
     assert str(RULES.parse_move(state, "trumps no-trumps")) == "trumps follow-me"
     with pytest.raises(InvalidMoveError):
