@@ -108,6 +108,7 @@ class Doubles(Rules):
     min_players = 2
     max_players = 4
     lower_total_wins = False
+    round_end_rule = "DB-7"
     option_specs = OPTIONS
 
     # -- options and match ---------------------------------------------------------------

@@ -104,6 +104,7 @@ class Texas42(Rules):
     min_players = 4
     max_players = 4
     lower_total_wins = False
+    round_end_rule = "TX-15"  # seven tricks make a hand
     option_specs = OPTIONS
     plays_need_target = False
 

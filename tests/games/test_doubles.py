@@ -83,6 +83,7 @@ def test_a_round_won_by_going_out():
     state = scripted(["6-6 6-1 1-1", "6-2 2-2 5-4"], hand_size=3)
     play(state, "6-2>6-6 6-1>6-6 2-2>6-2 1-1>6-1")
     assert RULES.is_round_over(state)
+    refused(state, "5-4>2-2", "DB-7")
     result = RULES.round_result(state)
     assert (result.scores, result.ended, result.winners) == ([9, 0], "out", [0])  # DB-8
 

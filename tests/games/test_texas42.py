@@ -89,7 +89,7 @@ def test_points_bid_made_by_the_bidders():
     assert state.team_points == [42, 0]
     result = RULES.round_result(state)
     assert (result.scores, result.ended, result.winners) == ([1, 0, 1, 0], "made", [0, 2])
-    refused(state, "6-6", "END")
+    refused(state, "6-6", "TX-15")
 
 
 def test_end_early_stops_once_the_points_bid_is_made():
