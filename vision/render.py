@@ -113,6 +113,8 @@ def _background(spec: RenderSpec, rng: np.random.Generator) -> np.ndarray:
 def _positions(spec: RenderSpec, n: int, rng: np.random.Generator) -> tuple[list, float]:
     """Centres, angles and tile width for ``n`` tiles."""
     w, h = spec.width, spec.height
+    if n == 0:
+        return [], float(spec.tile_width or 60.0)
     if spec.layout == "touching":
         cols = max(1, math.ceil(math.sqrt(n * 2 * w / h) / 1.0))
         cols = min(cols, n)
