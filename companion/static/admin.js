@@ -1,0 +1,46 @@
+// Staff page: pair a tablet by its code, create tables, revoke devices.
+"use strict";
+
+const CSRF = document.querySelector('meta[name="csrf-token"]').content;
+
+async function post(path, body) {
+  const response = await fetch(path, {
+    method: "POST", credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": CSRF },
+    body: JSON.stringify(body || {}),
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(data.message || `HTTP ${response.status}`);
+  return data;
+}
+
+function say(text) {
+  const box = document.getElementById("admin-message");
+  box.hidden = false;
+  box.textContent = text;
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll("time[data-epoch]").forEach((t) => {
+    t.textContent = new Date(Number(t.dataset.epoch) * 1000).toLocaleString();
+  });
+  document.getElementById("pair-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target);
+    try {
+      await post("/admin/api/pair", { code: form.get("code"), table_id: Number(form.get("table_id")), label: form.get("label") });
+      say("Paired. The tablet switches to its table within a few seconds.");
+      setTimeout(() => window.location.reload(), 1500);
+    } catch (error) { say(error.message); }
+  });
+  document.getElementById("create-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target);
+    try { await post("/api/tables", { name: form.get("name") }); window.location.reload(); }
+    catch (error) { say(error.message); }
+  });
+  document.querySelectorAll("[data-revoke]").forEach((b) => b.addEventListener("click", async () => {
+    try { await post(`/admin/api/devices/${b.dataset.revoke}/revoke`); window.location.reload(); }
+    catch (error) { say(error.message); }
+  }));
+});
