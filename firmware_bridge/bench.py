@@ -9,14 +9,13 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing as mp
-import statistics
 import threading
 import time
 from typing import Any
 
 from . import protocol as p
-from .broker import MosquittoBroker, mosquitto_binary, start_local_broker
 from .bridge import HubEvent, HubLink
+from .broker import MosquittoBroker, mosquitto_binary, start_local_broker
 
 MAX_HUBS = 500
 
@@ -74,7 +73,7 @@ def _percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(q / 100 * (len(values) - 1)))]
 
 
 def run_phase(url: str, hubs: int, seconds: float = 4.0, rate: float = 200.0,

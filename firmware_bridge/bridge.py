@@ -24,8 +24,9 @@ import queue
 import threading
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import protocol as p
 from .client import MqttClient
@@ -65,9 +66,11 @@ class HubLink:
                  on_event: Callable[[HubEvent], None] | None = None,
                  username: str | None = None, password: str | None = None,
                  ack_timeout: float = 2.0, scene_exp_ms: int = 5000, keepalive: int = 10,
-                 id_prefix: str | None = None, broker_dir: str | None = None) -> None:
+                 id_prefix: str | None = None, broker_dir: str | None = None,
+                 mqtt5: bool = True) -> None:
         """url: the broker; None = $MQTT_URL, else a local broker started by `start()`
-        (mosquitto on loopback, or embedded amqtt) and stopped by `stop()`."""
+        (mosquitto on loopback, or embedded amqtt) and stopped by `stop()`. mqtt5=False for
+        a 3.1.1-only broker (no per-message expiry then; hubs still check `exp`)."""
         self.instance = p.check_id(instance, "instance")
         self.url = url or os.environ.get("MQTT_URL") or None
         self.events: queue.Queue[HubEvent] = queue.Queue()
@@ -81,16 +84,16 @@ class HubLink:
         self._lock = threading.RLock()
         prefix = id_prefix or f"c{os.getpid() % 10000:04d}{int(time.time()) % 100000:05d}"
         self._ids = (f"{prefix}-{n}" for n in itertools.count(1))
-        self._client_args = dict(
-            client_id=f"companion-{instance}", keepalive=keepalive,
-            will=p.encode(instance, p.CompanionStatus(False)),
-            subscriptions=[(f"{p.ROOT}hub/+/#", 1)], username=username, password=password,
-            on_connect=self._connected, on_message=self._message, on_tick=self._tick,
-            on_disconnect=self._disconnected, stats=self.stats)
+        self._client_args: dict[str, Any] = {
+            "client_id": f"companion-{instance}", "keepalive": keepalive,
+            "will": p.encode(instance, p.CompanionStatus(False)),
+            "subscriptions": [(f"{p.ROOT}hub/+/#", 1)], "username": username,
+            "password": password, "on_connect": self._connected, "on_message": self._message,
+            "on_tick": self._tick, "on_disconnect": self._disconnected, "stats": self.stats}
         self._broker_dir = broker_dir
         self.client: MqttClient | None = None
         if self.url:
-            self.client = MqttClient(self.url, **self._client_args)
+            self.client = MqttClient(self.url, mqtt5=mqtt5, **self._client_args)
 
     # ------------------------------------------------------------------ public API
     def start(self) -> HubLink:
@@ -98,7 +101,9 @@ class HubLink:
             from .broker import start_local_broker
             self.broker = start_local_broker(self._broker_dir)
             self.url = self.broker.url
-            self.client = MqttClient(self.url, **self._client_args)
+            from .broker import EmbeddedBroker
+            mqtt5 = not isinstance(self.broker, EmbeddedBroker)  # amqtt speaks 3.1.1 only
+            self.client = MqttClient(self.url, mqtt5=mqtt5, **self._client_args)
         self.client.start()
         return self
 
@@ -147,7 +152,7 @@ class HubLink:
     def _emit(self, kind: str, hub: str, message: Any = None) -> None:
         try:
             self._on_event(HubEvent(kind, hub, message, time.time()))
-        except Exception:  # noqa: BLE001 - the owner's bug must not stop the link
+        except Exception:
             self.stats["handler_errors"] += 1
             log.exception("on_event failed for %s %s", kind, hub)
 

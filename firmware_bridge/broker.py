@@ -23,6 +23,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Self
 
 from .protocol import ROOT, check_id
 
@@ -184,7 +185,7 @@ class MosquittoBroker:
         if self._tmp:
             self._tmp.cleanup()
 
-    def __enter__(self) -> MosquittoBroker:
+    def __enter__(self) -> Self:
         return self.start() if self.proc is None else self
 
     def __exit__(self, *exc: object) -> None:
@@ -234,7 +235,7 @@ class EmbeddedBroker:
             fut = asyncio.run_coroutine_threadsafe(self._broker.shutdown(), self._loop)
             try:
                 fut.result(5)
-            except Exception:  # noqa: BLE001 - best effort at shutdown
+            except Exception:
                 log.debug("amqtt shutdown", exc_info=True)
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread and self._thread.join(5)
@@ -242,7 +243,7 @@ class EmbeddedBroker:
 
     close = stop
 
-    def __enter__(self) -> EmbeddedBroker:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

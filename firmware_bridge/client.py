@@ -17,8 +17,8 @@ import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 from urllib.parse import unquote, urlsplit
 
 import paho.mqtt.client as paho
@@ -65,7 +65,7 @@ class MqttClient:
                  on_disconnect: Callable[[], None] = lambda: None,
                  on_message: Callable[[str, bytes], None] = lambda t, p: None,
                  on_tick: Callable[[], None] = lambda: None, tick: float = 0.1,
-                 stats: Counter[str] | None = None) -> None:
+                 stats: Counter[str] | None = None, mqtt5: bool = True) -> None:
         self.address = BrokerAddress.parse(url)
         self.subscriptions = list(subscriptions)
         self.keepalive = keepalive
@@ -76,8 +76,10 @@ class MqttClient:
         self._tick = tick
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.mqtt5 = mqtt5  # MQTT 3.1.1 for brokers without 5 (amqtt): no message expiry
         c = paho.Client(paho.CallbackAPIVersion.VERSION2, client_id=client_id,
-                        protocol=paho.MQTTv5)
+                        protocol=paho.MQTTv5 if mqtt5 else paho.MQTTv311,
+                        clean_session=None if mqtt5 else False)
         c.reconnect_delay_set(min_delay=1, max_delay=3)
         c.max_queued_messages_set(max_queued)
         c.max_inflight_messages_set(100)
@@ -123,14 +125,17 @@ class MqttClient:
 
     # -- lifecycle
     def start(self) -> None:
-        props = Properties(PacketTypes.CONNECT)
-        props.SessionExpiryInterval = self._session_expiry
         self._stop.clear()
         self._thread = threading.Thread(target=self._dispatch, name="mqtt-dispatch",
                                         daemon=True)
         self._thread.start()
-        self.paho.connect_async(self.address.host, self.address.port, self.keepalive,
-                                clean_start=False, properties=props)
+        if self.mqtt5:
+            props = Properties(PacketTypes.CONNECT)
+            props.SessionExpiryInterval = self._session_expiry
+            self.paho.connect_async(self.address.host, self.address.port, self.keepalive,
+                                    clean_start=False, properties=props)
+        else:
+            self.paho.connect_async(self.address.host, self.address.port, self.keepalive)
         self.paho.loop_start()
 
     def stop(self, final: Outgoing | None = None) -> None:
@@ -153,7 +158,7 @@ class MqttClient:
     def publish(self, out: Outgoing, expiry_s: float | None = None) -> bool:
         """Queue a publish (thread-safe). False when the bounded queue is full."""
         props = None
-        if expiry_s:
+        if expiry_s and self.mqtt5:
             props = Properties(PacketTypes.PUBLISH)
             props.MessageExpiryInterval = max(1, math.ceil(expiry_s))
         info = self.paho.publish(out.topic, out.payload, out.qos, out.retain, properties=props)
@@ -189,6 +194,6 @@ class MqttClient:
                 if time.monotonic() >= next_tick:
                     next_tick = time.monotonic() + self._tick
                     on_tick()
-            except Exception:  # noqa: BLE001 - one bad message must not stop the link
+            except Exception:
                 self.stats["handler_errors"] += 1
                 log.exception("error handling %s", item[:2] if item else "tick")

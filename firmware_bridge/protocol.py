@@ -12,8 +12,9 @@ import json
 import logging
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 ROOT = "dominoes/v1/"
 VERSION = 1  # schema minor written by this codec

@@ -17,8 +17,9 @@ import asyncio
 import os
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Callable
+from typing import Any, Self
 
 from .client import BrokerAddress
 from .firmware.hubapp import HubApp
@@ -134,7 +135,7 @@ class Fleet:
             self._thread.join(5)
             self.loop.close()
 
-    def __enter__(self) -> Fleet:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -231,7 +232,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     hub = SimulatedHub(args.hub, args.url, keepalive=args.keepalive)
     if args.script:
-        text = sys.stdin.read() if args.script == "-" else open(args.script).read()
+        if args.script == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.script) as f:
+                text = f.read()
         asyncio.run(_scripted(hub, text.splitlines()))
     elif sys.stdin.isatty():
         asyncio.run(_terminal(hub))

@@ -93,7 +93,7 @@ class MQTTClient:
             try:
                 await self._session()
                 delay = 0.2
-            except Exception:  # noqa: BLE001 - any network failure: reconnect
+            except Exception:  # noqa: BLE001, S110 - any network failure: reconnect
                 pass
             self._close()
             if not self._running:
@@ -109,7 +109,7 @@ class MQTTClient:
         if w:
             try:
                 w.close()
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001, S110 - closing a dead socket may fail
                 pass
 
     def _connect_packet(self):

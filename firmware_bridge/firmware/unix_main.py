@@ -12,7 +12,7 @@ from seam import FakeHardware
 
 
 def hexes(frame):
-    return " ".join("%02x%02x%02x" % tuple(c) for c in frame)
+    return " ".join("{:02x}{:02x}{:02x}".format(*c) for c in frame)
 
 
 async def control(app, hw):
@@ -39,9 +39,7 @@ async def control(app, hw):
             sys.exit(0)
 
 
-async def main(path):
-    with open(path) as f:
-        cfg = json.load(f)
+async def main(cfg):
     hw = FakeHardware(boot_file=cfg.get("boot_file"))
 
     def factory(**kw):
@@ -54,4 +52,5 @@ async def main(path):
     await app.run()
 
 
-asyncio.run(main(sys.argv[1]))
+with open(sys.argv[1]) as f:
+    asyncio.run(main(json.load(f)))

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from firmware_bridge.broker import MosquittoBroker, mosquitto_binary
 from firmware_bridge.bridge import HubLink
+from firmware_bridge.broker import MosquittoBroker, mosquitto_binary
 from firmware_bridge.simulator import Fleet
 
 needs_mosquitto = pytest.mark.skipif(

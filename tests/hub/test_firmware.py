@@ -78,7 +78,7 @@ def device(tmp_path, broker):
 
 
 def hexcolour(role):
-    return "%02x%02x%02x" % THEME[role]
+    return "{:02x}{:02x}{:02x}".format(*THEME[role])
 
 
 def test_firmware_boots_applies_scenes_reports_markers_and_survives_a_broker_restart(
