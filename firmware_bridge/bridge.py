@@ -139,6 +139,17 @@ class HubLink:
         self.stats["rebirths"] += 1
         self.client.publish(p.encode(hub, p.RebirthCmd(id=next(self._ids))), 5)
 
+    def snapshot(self, hub: str) -> dict[str, Any]:
+        """Plain view of one hub for the tablet: online, boot, sensed markers, held-button
+        mask, the desired scene id and whether the hub acked it."""
+        with self._lock:
+            v = self.hubs.get(hub) or HubView(hub)
+            return {"hub": hub, "online": v.online, "boot": v.boot,
+                    "markers": list(v.state.mk) if v.state else [],
+                    "buttons": v.state.btn if v.state else 0,
+                    "scene": v.desired.id if v.desired else None, "scene_acked": v.acked,
+                    "fw": v.info.fw if v.info else None}
+
     def online_hubs(self) -> list[str]:
         with self._lock:
             return sorted(h for h, v in self.hubs.items() if v.online)

@@ -72,3 +72,21 @@ def scene_from_mapping(summary: Mapping[str, Any]) -> Scene:
     """Same as `scene_from_summary`, from a plain dict with those keys (others ignored)."""
     keys = ("turn", "markers", "open_double", "round_over", "alert", "mexican_train_open", "fx")
     return scene_from_summary(**{k: summary[k] for k in keys if k in summary})
+
+
+# default meaning of the hub's buttons for the game; a table may configure its own
+BUTTON_ACTIONS = {"done": "pass", "draw": "draw"}
+
+
+def button_action(button: str, mapping: Mapping[str, str] | None = None) -> str | None:
+    """Hub button name -> game action ("pass", "draw"...) or None when unmapped."""
+    return (BUTTON_ACTIONS if mapping is None else mapping).get(button)
+
+
+def marker_mismatch(sensed: Iterable[str], expected: Iterable[str]) -> dict[str, list[str]]:
+    """Compare the hub's sensed markers (`State.mk`) with the game's: slots with a marker the
+    game does not know (`extra`) and game markers the hub does not sense (`missing`). Empty
+    lists = agreement. Shown on the tablet, never silently "fixed"."""
+    sensed_set, expected_set = set(sensed), set(expected)
+    return {"extra": [s for s in SLOTS if s in sensed_set - expected_set],
+            "missing": [s for s in SLOTS if s in expected_set - sensed_set]}

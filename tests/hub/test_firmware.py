@@ -149,3 +149,39 @@ def test_firmware_acks_a_repeat_without_applying_it_and_ignores_expired(broker, 
     device.expect("EVENT expired c-old")
     assert [line for line in device.seen if line.startswith("EVENT scene")] == [
         "EVENT scene c-twice"]
+
+
+def test_esp32_seam_and_device_entry_load_under_micropython(tmp_path):
+    """esp32.py against stand-in machine/neopixel/network modules; main.py compiles."""
+    (tmp_path / "machine.py").write_text(
+        "class Pin:\n    IN = 0\n    PULL_UP = 1\n    levels = {}\n"
+        "    def __init__(self, n, mode=None, pull=None):\n        self.n = n\n"
+        "    def value(self):\n        return Pin.levels.get(self.n, 1)\n")
+    (tmp_path / "neopixel.py").write_text(
+        "class NeoPixel:\n    def __init__(self, pin, n):\n        self.buf = [(0, 0, 0)] * n\n"
+        "        self.writes = 0\n    def __setitem__(self, i, c):\n        self.buf[i] = c\n"
+        "    def write(self):\n        self.writes += 1\n")
+    (tmp_path / "network.py").write_text(
+        "STA_IF = 0\nclass WLAN:\n    def __init__(self, i):\n        pass\n"
+        "    def active(self, on):\n        pass\n    def isconnected(self):\n        return True\n")
+    script = tmp_path / "check.py"
+    script.write_text(f"""
+import sys
+sys.path.insert(0, {str(FIRMWARE)!r})
+import asyncio, machine
+from esp32 import Esp32Hardware
+cfg = {{"hall_pins": list(range(10, 20)), "button_pins": [30, 31], "led_pin": 5,
+        "leds_per_slot": 3}}
+hw = Esp32Hardware(cfg)
+hw.write_leds([(1, 2, 3)] * 10)
+assert hw._strip.buf[29] == (1, 2, 3) and hw._strip.writes == 1
+machine.Pin.levels[12] = 0
+machine.Pin.levels[31] = 0
+assert hw.read_markers() == ["p2"] and hw.read_buttons() == ["draw"]
+assert asyncio.run(hw.network_up()) is True
+compile(open({str(FIRMWARE / "main.py")!r}).read(), "main.py", "exec")
+print("SEAM OK")
+""")
+    out = subprocess.run([MICROPYTHON, str(script)], capture_output=True, text=True, timeout=20,
+                         cwd=tmp_path, check=False)
+    assert "SEAM OK" in out.stdout, out.stdout + out.stderr

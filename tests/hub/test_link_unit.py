@@ -122,3 +122,14 @@ def test_refused_scene_stops_resending_but_expired_keeps_trying(link):
     assert not link.hubs[HUB].acked
     inject(link, "ack", {"v": 1, "id": "c-1", "ok": 0, "err": "bad_slot", "seq": 3, "boot": 1})
     assert link.hubs[HUB].acked
+
+
+def test_snapshot_for_the_tablet(link):
+    assert link.snapshot(HUB)["online"] is False
+    bring_online(link)
+    inject(link, "state", {"v": 1, "boot": 1, "seq": 2, "mk": ["p2"], "btn": 1})
+    cmd_id = link.send_scene(HUB, p.Scene(turn="p1"))
+    snap = link.snapshot(HUB)
+    assert snap == {"hub": HUB, "online": True, "boot": 1, "markers": ["p2"], "buttons": 1,
+                    "scene": cmd_id, "scene_acked": False, "fw": "1"}
+    assert link.online_hubs() == [HUB]

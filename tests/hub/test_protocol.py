@@ -157,3 +157,12 @@ def test_scene_from_summary():
         scene_from_summary(turn="p9")
     cmd = p.SceneCmd.of(scene, id="c-7", exp=2000, t=5)
     assert cmd.scene == scene and p.decode(*p.encode("h-1", cmd)[:2]).message == cmd
+
+
+def test_marker_mismatch_and_button_actions():
+    from firmware_bridge.scenes import button_action, marker_mismatch
+    assert marker_mismatch(["mx", "p2"], ["p2", "p3"]) == {"extra": ["mx"], "missing": ["p3"]}
+    assert marker_mismatch(["p1"], ["p1"]) == {"extra": [], "missing": []}
+    assert button_action("done") == "pass" and button_action("draw") == "draw"
+    assert button_action("done", {"done": "end-turn"}) == "end-turn"
+    assert button_action("menu") is None
