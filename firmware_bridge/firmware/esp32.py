@@ -17,7 +17,7 @@ class Esp32Hardware:
         self.buttons = BUTTONS
         self.per_slot = cfg.get("leds_per_slot", 1)
         self.led_count = len(SLOTS)
-        self._strip = neopixel.NeoPixel(machine.Pin(cfg.get("led_pin", 5)),
+        self._strip = neopixel.NeoPixel(machine.Pin(cfg.get("led_pin", 4)),
                                         self.led_count * self.per_slot)
         pull = machine.Pin.PULL_UP
         self._hall = [machine.Pin(n, machine.Pin.IN, pull) for n in cfg["hall_pins"]]
