@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("serve", help="run the scorekeeper (waitress)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8042)
-    p.add_argument("--threads", type=int, default=int(os.environ.get("COMPANION_THREADS", 96)),
+    p.add_argument("--threads", type=int, default=int(os.environ.get("COMPANION_THREADS", "96")),
                    help="worker threads; each SSE tablet holds one (default 96)")
     p.add_argument("--demo", action="store_true", help="seed a demo table with a match")
     p.add_argument("--instance", help="instance folder (database, secret key)")

@@ -131,7 +131,8 @@ def seat_players(table_id: int):
 def start_match(table_id: int):
     data = json_body()
     return act(table_id, lambda s: s.command_start(data.get("game"), data.get("options"),
-                                                   data.get("players"), data.get("starter")),
+                                                   data.get("players"), data.get("starter"),
+                                                   data.get("setup")),
                data)
 
 
@@ -168,7 +169,8 @@ def round_preview(table_id: int):
 @bp.post("/tables/<int:table_id>/round/finish")
 def finish_round(table_id: int):
     data = json_body()
-    return act(table_id, lambda s: s.command_finish(data.get("hands")), data)
+    return act(table_id, lambda s: s.command_finish(data.get("hands"), data.get("starter"),
+                                                    data.get("setup")), data)
 
 
 @bp.post("/tables/<int:table_id>/scores")

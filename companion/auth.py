@@ -94,7 +94,7 @@ def _identify() -> Identity:
         return _device(value.strip(), "header") or Identity()
     if scheme.lower() == "basic" and value:
         try:
-            user, _, password = base64.b64decode(value).decode().partition(":")
+            _user, _, password = base64.b64decode(value).decode().partition(":")
         except ValueError:
             return Identity()
         return Identity(admin=True, via="header") if check_admin_password(password) else Identity()

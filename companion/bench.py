@@ -41,7 +41,7 @@ class ServerProcess:
         self.port = port or free_port()
         self.threads = threads
         self.proc: subprocess.Popen | None = None
-        self.log = open(os.path.join(self.instance, "server.log"), "ab")
+        self.log = open(os.path.join(self.instance, "server.log"), "ab")  # noqa: SIM115
 
     def start(self, timeout: float = 20) -> ServerProcess:
         env = dict(os.environ, COMPANION_ADMIN_PASSWORD=ADMIN, PYTHONUNBUFFERED="1")
@@ -264,7 +264,7 @@ class SSEClients:
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 def run(args) -> int:

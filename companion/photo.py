@@ -12,8 +12,8 @@ from .session import CommandError
 
 def vision_available() -> bool:
     try:
-        import vision  # noqa: F401
-    except Exception:
+        import vision
+    except Exception:  # noqa: BLE001 (a missing or half-built vision is "not available")
         return False
     return hasattr(vision, "scan") and hasattr(vision, "decode_image")
 

@@ -16,13 +16,13 @@ _TOKEN = re.compile(r"\s*(?:(\d+)|([-+*x×]))")
 def parse_pip_sum(text: str | int) -> int:
     """The value of a pip sum like ``"10+15+8"``; ValueError saying what is wrong."""
     if isinstance(text, bool):
-        raise ValueError("a pip sum must be a number or text like 10+15+8")
+        raise ValueError("a pip sum must be a number or text like 10+15+8")  # noqa: TRY004
     if isinstance(text, int):
         if not 0 <= text <= MAX_NUMBER * MAX_TERMS:
             raise ValueError(f"{text} is not a possible pip total")
         return text
     if not isinstance(text, str):
-        raise ValueError("a pip sum must be a number or text like 10+15+8")
+        raise ValueError("a pip sum must be a number or text like 10+15+8")  # noqa: TRY004
     tokens = _tokens(text)
     if not tokens:
         raise ValueError("the pip sum is empty; write a number or a sum like 10+15+8")

@@ -159,4 +159,4 @@ class Tables:
                          session.view())
 
 
-__all__ = ["Tables", "UnknownTable", "CommandError"]
+__all__ = ["CommandError", "Tables", "UnknownTable"]

@@ -12,13 +12,20 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .games import (TABLE, AmbiguousMoveError, IllegalMoveError, InvalidMoveError, Move, Tile,
-                    get_rules)
+from .games import (
+    TABLE,
+    AmbiguousMoveError,
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+    Tile,
+    get_rules,
+)
 from .games.base import GameState, Rules
 from .pipsum import parse_pip_sum
 
 # The rule that says whose turn it is, for games whose Rules carry no ``turn_rule``.
-TURN_RULES = {"mexican-train": "MT-7"}
+TURN_RULES = {"mexican-train": "MT-7", "texas-42": "TX-12"}
 MAX_NAME = 40
 MAX_REASON = 200
 
@@ -131,10 +138,9 @@ class TableSession:
         match = Match(seq, rules, p["options"], p["players"],
                       rules.round_plan(p["players"], p["options"]))
         self.match = match
-        self._start_round(match, p.get("starter"))
+        self._start_round(match, p.get("setup") or {})
 
-    def _start_round(self, match: Match, starter: int | None = None, previous=None) -> None:
-        setup = {} if starter is None else {"starter": starter}
+    def _start_round(self, match: Match, setup: dict, previous=None) -> None:
         match.state = match.rules.new_round(match.players, match.options, match.round_index,
                                             mode=TABLE, previous=previous, **setup)
         match.moves = []
@@ -174,7 +180,7 @@ class TableSession:
             match.state = None
             match.moves = []
         else:
-            self._start_round(match, p.get("next_starter"), previous)
+            self._start_round(match, p.get("next_setup") or {}, previous)
 
     def _on_score_edited(self, seq: int, p: dict, checked: bool) -> None:
         result = self.match.results[p["round"]]
@@ -205,7 +211,7 @@ class TableSession:
         return "players.seated", {"players": clean_names(names)}
 
     def command_start(self, game: Any, options: Any, names: Any = None,
-                      starter: Any = None) -> tuple[str, dict]:
+                      starter: Any = None, setup: Any = None) -> tuple[str, dict]:
         if self.match is not None and not self.match.over:
             raise CommandError("match_in_progress",
                                "A match is already in progress at this table.")
@@ -224,10 +230,10 @@ class TableSession:
             resolved = rules.resolve_options(len(seated), options or {})
         except ValueError as exc:
             raise CommandError("invalid_options", str(exc)) from None
+        setup = read_setup(setup, starter, len(seated))
+        check_setup(rules, len(seated), resolved, 0, setup)
         payload = {"game": rules.name, "options": resolved, "players": len(seated),
-                   "names": seated}
-        if starter is not None:
-            payload["starter"] = read_seat(starter, len(seated), "starter")
+                   "names": seated, "setup": setup}
         return "match.started", payload
 
     def _round(self) -> Match:
@@ -348,8 +354,20 @@ class TableSession:
                 "winners": list(result.winners), "hand_pips": list(result.hand_pips),
                 "problems": problems}
 
-    def command_finish(self, hands: Any) -> tuple[str, dict]:
-        return "round.finished", self.round_preview(hands)
+    def command_finish(self, hands: Any, starter: Any = None,
+                       setup: Any = None) -> tuple[str, dict]:
+        """Finish the round; ``setup``/``starter`` are the next round's public start facts
+        (games like Doubles need them at a real table)."""
+        payload = self.round_preview(hands)
+        match = self.match
+        next_setup = read_setup(setup, starter, match.players)
+        totals = [t + s for t, s in zip(match.totals(), payload["scores"])]
+        if not match.rules.match_over(match.players, match.options, totals,
+                                      match.round_index + 1):
+            check_setup(match.rules, match.players, match.options, match.round_index + 1,
+                        next_setup, previous=match.state)
+        payload["next_setup"] = next_setup
+        return "round.finished", payload
 
     def command_edit_score(self, round_index: Any, player: Any, score: Any,
                            reason: Any) -> tuple[str, dict]:
@@ -429,6 +447,33 @@ class TableSession:
             view["round"] = round_view
             view["moves"] = match.moves[-12:]
         return view
+
+
+def read_setup(setup: Any, starter: Any, players: int) -> dict:
+    """Public start facts of a round (``{"starter": 2, "opening": "6-6"}``), checked lightly."""
+    if setup is None:
+        setup = {}
+    if not isinstance(setup, dict) or len(setup) > 8 or not all(
+            isinstance(k, str) and (v is None or isinstance(v, (str, int, float, list)))
+            for k, v in setup.items()):
+        raise CommandError("invalid", "setup must be a small object like {\"starter\": 1}")
+    setup = dict(setup)
+    if starter is not None:
+        setup["starter"] = starter
+    if "starter" in setup:
+        setup["starter"] = read_seat(setup["starter"], players, "starter")
+    return setup
+
+
+def check_setup(rules: Rules, players: int, options: dict, round_index: int, setup: dict,
+                previous: GameState | None = None) -> None:
+    """Refuse a start the engine cannot set up at a real table (say, a missing opening)."""
+    try:
+        rules.new_round(players, options, round_index, mode=TABLE, previous=previous, **setup)
+    except (KeyError, TypeError, ValueError) as exc:
+        detail = f"{exc.args[0]!r} is needed" if isinstance(exc, KeyError) else str(exc)
+        raise CommandError("setup_needed", f"{rules.title} cannot start this round at the "
+                           f"table: {detail}; send it in setup.") from None
 
 
 def clean_names(names: Any) -> list[str]:

@@ -22,7 +22,8 @@ function playerName(seat) {
   return p ? p.name : `p${seat + 1}`;
 }
 function trainName(name, owner) {
-  if (owner === null || owner === undefined) return name === "mx" ? "Mexican train" : name;
+  if (owner === undefined) return `Line ${name}`;
+  if (owner === null) return name === "mx" ? "Mexican train" : name;
   return `${playerName(owner)}'s train`;
 }
 function newKey() {
@@ -95,7 +96,7 @@ function renderTurn(round) {
   }
   const must = $("#must-cover");
   if (round && round.must_cover && !round.round_over) {
-    const train = (round.trains || []).find((t) => t.name === round.must_cover);
+    const train = (round.trains || round.lines || []).find((t) => t.name === round.must_cover);
     must.hidden = false;
     must.textContent = `Open double on ${trainName(round.must_cover, train ? train.owner : null)}: it must be covered first.`;
   } else must.hidden = true;
@@ -117,13 +118,14 @@ function renderTurn(round) {
 
 function renderTrains(round) {
   const body = $("#trains tbody");
-  const trains = (round && round.trains) || [];
+  const trains = (round && (round.trains || round.lines)) || [];
   $("#trains").hidden = trains.length === 0;
   body.innerHTML = trains.map((t) => {
     const classes = [];
     if (t.owner === round.current && !round.round_over) classes.push("current");
     if (round.must_cover === t.name) classes.push("must");
-    const marker = t.owner === null ? "always open" : (t.marker ? '<span class="marker" title="marker out: open to all">🚂 open</span>' : "—");
+    const marker = t.owner === undefined ? (t.closed ? "closed" : "—") : t.owner === null ? "always open" :
+      (t.marker ? '<span class="marker" title="marker out: open to all">🚂 open</span>' : "—");
     const tiles = (t.tiles || []).slice(-4).join("  ");
     const dbl = t.open_double ? '<span class="badge">open double</span>' : "";
     return `<tr class="${classes.join(" ")}" data-train="${esc(t.name)}"><td>${esc(trainName(t.name, t.owner))} <small>(${esc(t.name)})</small>${dbl}</td>` +

@@ -326,3 +326,38 @@ def test_listener_registry(app, mt_table):
     mt_table.move("12-4>p2")
     assert seen[0] == (mt_table.id, "move", 2)
     assert seen[1][1] == "refusal" and len(seen) == 2
+
+
+# -- every registered game through the same API ----------------------------------------
+@pytest.mark.parametrize("game", ["chicken-foot", "doubles", "texas-42"])
+def test_other_games_generically(table, game):
+    from companion.games import game_names
+
+    if game not in game_names():
+        pytest.skip(f"{game} is not registered yet")
+    table.post("/players", json={"players": ["Ann", "Ben", "Cat", "Dan"]})
+    response = table.post("/match", json={"game": game})
+    if response.status_code == 422:
+        body = response.get_json()
+        assert body["error"] == "setup_needed", body
+        from companion.games import SIMULATION, get_rules
+
+        rules = get_rules(game)
+        options = rules.resolve_options(4, {})
+        sim = rules.new_round(4, options, 0, mode=SIMULATION, seed=1)
+        response = table.post("/match", json={"game": game, "setup": sim.setup})
+    assert response.status_code == 200, response.get_json()
+    state = response.get_json()["state"]
+    assert state["match"]["game"] == game and state["round"]["current"] is not None
+    from companion.games import get_rules
+
+    rules = get_rules(game)
+    session_state = table.client.application.extensions["companion.tables"].session(
+        table.id).match.state
+    legal = [str(m) for m in rules.legal_moves(session_state)]
+    assert legal
+    answer = table.move(legal[0])
+    assert answer.status_code == 200, answer.get_json()
+    undone = table.post("/undo")
+    assert undone.status_code == 200 and undone.get_json()["event"]["payload"]["undone"] == \
+        legal[0].lower()

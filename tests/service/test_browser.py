@@ -82,7 +82,7 @@ def test_tablet_live_refusal_and_round_end(server, page):
     sync_api.expect(page.locator("#turn")).to_contain_text("Ben's turn")
 
     # a refused play shows its reason: from the API, and typed on the tablet
-    status, refused = camera.request("POST", f"/api/tables/{table_id}/moves",
+    status, _refused = camera.request("POST", f"/api/tables/{table_id}/moves",
                                      {"move": "6-4>p1", "source": "camera"})
     assert status == 422
     sync_api.expect(page.locator("#refusal")).to_contain_text("MT-8")

@@ -56,7 +56,7 @@ def test_twenty_clients_survive_kill_and_restart(server):
         clients.close()
     # nothing accepted is lost, nothing duplicated, and the log has no holes
     assert accepted == sorted(accepted) and len(set(accepted)) == len(accepted) == 120
-    status, log = staff.request("GET", f"/api/tables/{table_id}/events?since=0&limit=5000")
+    _status, log = staff.request("GET", f"/api/tables/{table_id}/events?since=0&limit=5000")
     assert [e["seq"] for e in log["events"]] == list(range(1, log["seq"] + 1))
     assert set(accepted) <= set(range(1, log["seq"] + 1)) and log["seq"] == last
     for seqs in clients.seqs:

@@ -74,7 +74,7 @@ def test_admin_page_lists_tables(app, mt_table):
     anonymous = app.test_client()
     assert "Staff sign-in" in anonymous.get("/admin").get_data(as_text=True)
     assert anonymous.get("/admin/api/tables").status_code == 401
-    staff, csrf = staff_browser(app)
+    staff, _csrf = staff_browser(app)
     page = staff.get("/admin").get_data(as_text=True)
     assert "Table 1" in page and "Mexican Train" in page and "Ann, Ben, Cat, Dan" in page
     assert staff.post("/admin/logout").status_code == 302

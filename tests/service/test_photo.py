@@ -34,9 +34,9 @@ def test_photo_proposes_tiles(mt_table):
     cv2 = pytest.importorskip("cv2")
     if not photo.vision_available():
         pytest.skip("vision has no scan/decode_image")
-    image, truth = vision.render_table(vision.RenderSpec(tiles=[(6, 4), (12, 3), (0, 0)],
+    image, _truth = vision.render_table(vision.RenderSpec(tiles=[(6, 4), (12, 3), (0, 0)],
                                                          set_size=12, seed=3))
-    ok, png = cv2.imencode(".png", image)
+    _ok, png = cv2.imencode(".png", image)
     response = mt_table.post("/round/photo", data={"image": (io.BytesIO(png.tobytes()), "h.png")},
                              content_type="multipart/form-data")
     body = response.get_json()
