@@ -102,14 +102,13 @@ def bar_candidates(mask: np.ndarray, polarity: int, params: Params,
     ok[0] = False
     if not ok.any():
         return []
-    ys, xs = np.nonzero(mask)
-    lab = labels[ys, xs]
-    keep = ok[lab]
-    lab, xs, ys = lab[keep], xs[keep].astype(np.float64), ys[keep].astype(np.float64)
-    dx, dy = xs - cents[lab, 0], ys - cents[lab, 1]
-    sxx = np.bincount(lab, dx * dx, n) / np.maximum(area, 1)
-    syy = np.bincount(lab, dy * dy, n) / np.maximum(area, 1)
-    sxy = np.bincount(lab, dx * dy, n) / np.maximum(area, 1)
+    idx = np.nonzero(ok)[0]
+    sxx, syy, sxy = np.zeros(n), np.zeros(n), np.zeros(n)
+    for i in idx:
+        x, y, w, h = stats[i, :4]
+        mom = cv2.moments((labels[y : y + h, x : x + w] == i).view(np.uint8), binaryImage=True)
+        sxx[i], syy[i], sxy[i] = mom["mu20"], mom["mu02"], mom["mu11"]
+    sxx, syy, sxy = (v / np.maximum(area, 1) for v in (sxx, syy, sxy))
     tr, det = sxx + syy, sxx * syy - sxy * sxy
     disc = np.sqrt(np.maximum(tr * tr / 4 - det, 0))
     l1, l2 = tr / 2 + disc, np.maximum(tr / 2 - disc, 0)

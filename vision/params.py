@@ -19,7 +19,7 @@ class Params:
     #: largest pip count of a half (6, 9, 12, 15, 18) or ``None`` to accept up to 18.
     set_size: int | None = None
     #: frames whose long side exceeds this are downscaled before segmentation (pixels).
-    work_max_side_px: int = 1600
+    work_max_side_px: int = 2000
     #: images with more pixels than this are refused with ``ValueError``.
     max_pixels: int = 40_000_000
 
@@ -53,6 +53,8 @@ class Params:
     bar_join_gap: float = 0.35
 
     # --- tile hypothesis and face (stage 3) ---
+    #: coarse probe used to find the face colour and outline: pixels per tile width.
+    probe_width_px: int = 48
     #: canonical crop: tile width in pixels after warping (length is twice that).
     canon_width_px: int = 96
     #: a pixel belongs to the face when its Lab distance to the face colour is below this.

@@ -90,14 +90,41 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float
     return count, areas, strokes + specks // params.specks_per_stroke, merges
 
 
+_ONES = np.ones((1, 3), np.float32)
+
+
+def _norm3(diff: np.ndarray) -> np.ndarray:
+    """Per-pixel Euclidean norm of a float32 (H, W, 3) array (OpenCV, no temporaries)."""
+    return cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), _ONES))
+
+
+def _ink_distance(image: np.ndarray, matrix: np.ndarray, size: tuple[int, int], face: np.ndarray,
+                  t_pip: float, dark_ink: bool) -> np.ndarray:
+    """Sample ``image`` through ``matrix`` (output -> image) and return each pixel's Lab
+    distance to the face colour, zeroed where the pixel is only a brighter (glare) or, on
+    dark faces, darker (shadow) copy of the face."""
+    patch = cv2.warpAffine(image, matrix, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_REPLICATE)
+    diff = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32) - face
+    dist = _norm3(diff)
+    sign = 1.0 if dark_ink else -1.0
+    glare = (sign * diff[..., 0] > 0.5 * t_pip) & (
+        diff[..., 1] ** 2 + diff[..., 2] ** 2 < (0.6 * t_pip) ** 2)
+    dist[glare] = 0.0
+    return dist
+
+
 def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Params,
               ratio_hint: float | None = None) -> TileHypothesis | None:
-    """Test the tile hypothesis of one bar; ``None`` when it is not a tile face."""
-    c = params.canon_width_px
+    """Test the tile hypothesis of one bar; ``None`` when it is not a tile face.
+
+    A coarse probe (``probe_width_px`` per tile width) finds the face colour, the bar
+    contrast and the outline; each half is then sampled at ``canon_width_px`` for pips."""
+    cp = params.probe_width_px
     ratio = ratio_hint or params.bar_to_width
     w0 = bar.length / ratio  # tile width, working px
-    s = c / w0
-    pw, ph = int(1.5 * c), int(3.0 * c)
+    s = cp / w0
+    pw, ph = int(1.5 * cp), int(3.0 * cp)
     u, n = bar.direction, np.array([-bar.direction[1], bar.direction[0]])
     cx, cy = bar.centre
     m = np.array([[u[0] / s, n[0] / s, cx - (pw / 2 * u[0] + ph / 2 * n[0]) / s],
@@ -106,38 +133,38 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
                            borderMode=cv2.BORDER_REPLICATE)
     plab = cv2.cvtColor(probe, cv2.COLOR_BGR2LAB).astype(np.float32)
     mu, mv = pw // 2, ph // 2
-    q = int(0.3 * c)
+    q = int(0.3 * cp)
     # the strips just beside the bar are face in every layout (pips start at 0.15 W)
-    b0, b1, bu = int(round(0.06 * c)), int(round(0.13 * c)) + 1, int(0.35 * c)
+    b0 = max(1, int(round(max(0.06 * cp, 0.5 * bar.thickness * s + 1))))
+    b1, bu = max(b0 + 2, int(round(0.13 * cp)) + 1), int(0.35 * cp)
     inner = np.concatenate([plab[mv - b1 : mv - b0, mu - bu : mu + bu],
                             plab[mv + b0 : mv + b1, mu - bu : mu + bu]], 0)
     face = np.median(inner.reshape(-1, 3), axis=0)
     diff = plab - face
-    dist = np.sqrt((diff * diff).sum(axis=2))
+    dist = _norm3(diff)
     facemask = dist < params.face_max_distance
     # bar contrast and polarity
-    bt = max(1, int(round(min(0.025 * c, 0.25 * bar.thickness * s))))
-    bar_band = plab[mv - bt : mv + bt + 1, mu - int(0.25 * c) : mu + int(0.25 * c)]
-    bar_dist = dist[mv - bt : mv + bt + 1, mu - int(0.25 * c) : mu + int(0.25 * c)]
-    bar_contrast = float(np.median(bar_dist))
+    bt = max(0, int(round(min(0.025 * cp, 0.25 * bar.thickness * s))))
+    bar_rows = slice(mv - bt, mv + bt + 1)
+    bar_cols = slice(mu - int(0.25 * cp), mu + int(0.25 * cp))
+    bar_contrast = float(np.median(dist[bar_rows, bar_cols]))
     if bar_contrast < params.bar_min_contrast:
         return None
-    dark_ink = float(np.median(bar_band[..., 0])) < face[0]
-    # extents
-    win = max(2, int(0.2 * c))
+    dark_ink = float(np.median(plab[bar_rows, bar_cols, 0])) < face[0]
+    # outline: where the face ends on each of the four sides
+    win = max(2, int(round(0.2 * cp)))
     prof_v = facemask[:, mu - q : mu + q].mean(axis=1)
-    lo_v, hi_v = (int(f * c) for f in params.half_extent_range)
-    ext = {}
+    lo_v, hi_v = (int(f * cp) for f in params.half_extent_range)
     down = _first_edge(prof_v[mv:], lo_v, hi_v, win, params.edge_face_fraction)
     up = _first_edge(prof_v[:mv][::-1], lo_v, hi_v, win, params.edge_face_fraction)
-    rows = np.r_[mv - int(0.85 * c) : mv - int(0.15 * c), mv + int(0.15 * c) : mv + int(0.85 * c)]
+    rows = np.r_[mv - int(0.85 * cp) : mv - int(0.15 * cp), mv + int(0.15 * cp) : mv + int(0.85 * cp)]
     prof_u = facemask[rows].mean(axis=0)
-    lc = ratio * c
+    lc = ratio * cp
     lo_u, hi_u = (int(0.5 * f * lc) for f in params.width_extent_range)
     right = _first_edge(prof_u[mu:], lo_u, hi_u, win, params.edge_face_fraction)
     left = _first_edge(prof_u[:mu][::-1], lo_u, hi_u, win, params.edge_face_fraction)
     measured = sum(v is not None for v in (up, down, left, right))
-    half_w = 0.5 * c
+    half_w = 0.5 * cp
     if left is not None and right is not None:
         half_w = 0.5 * (left + right)
     el = left if left is not None else (right if right is not None else half_w)
@@ -146,25 +173,26 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     et = up if up is not None else (down if down is not None else width)
     eb = down if down is not None else (up if up is not None else width)
     et, eb = min(et, 1.3 * width), min(eb, 1.3 * width)
-    el, er, et, eb = int(el), int(er), int(et), int(eb)
-    if min(el, er, et, eb) < 4:
+    if min(el, er, et, eb) < 3:
         return None
-    region = facemask[mv - et : mv + eb, mu - el : mu + er]
+    region = facemask[int(mv - et) : int(mv + eb), int(mu - el) : int(mu + er)]
     face_fraction = float(region.mean())
     if face_fraction < params.face_min_fraction:
         return None
-    # pips: each half resampled to C x C, bar side at row 0
+    # pips: each half sampled to C x C with the bar side at row 0
+    c = params.canon_width_px
     t_pip = max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast)
-    lum = plab[..., 0]
-    sign = 1.0 if dark_ink else -1.0
-    brighter = sign * (lum - face[0]) > 0.5 * t_pip
-    chroma = np.sqrt(diff[..., 1] ** 2 + diff[..., 2] ** 2)
-    inkdist = np.where(brighter & (chroma < 0.6 * t_pip), 0.0, dist).astype(np.float32)
-    top = cv2.resize(inkdist[mv - et : mv, mu - el : mu + er], (c, c))[::-1]
-    bottom = cv2.resize(inkdist[mv : mv + eb, mu - el : mu + er], (c, c))
+    kx = (el + er) / c
+    halves = []
+    for sign, extent in ((-1.0, et), (1.0, eb)):
+        ky = sign * extent / c
+        ox, oy = mu - el, mv
+        hm = np.array([[m[0, 0] * kx, m[0, 1] * ky, m[0, 0] * ox + m[0, 1] * oy + m[0, 2]],
+                       [m[1, 0] * kx, m[1, 1] * ky, m[1, 0] * ox + m[1, 1] * oy + m[1, 2]]])
+        halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
     counts, all_areas, strokes, merges = [], [], 0, 0
-    band = int(round(max(params.bar_band * c, 0.5 * bar.thickness * s + 0.03 * c)))
-    for half in (top, bottom):
+    band = int(round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c)))
+    for half in halves:
         k, areas, st, mg = _count_half(half, band, params, t_pip)
         counts.append(k)
         all_areas += areas
