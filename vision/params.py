@@ -84,6 +84,10 @@ class Params:
     pip_min_area: float = 0.0035
     #: largest single pip area as a fraction of W^2.
     pip_max_area: float = 0.06
+    #: a pip this many times larger than the half's round pips is counted as several.
+    pip_merge_area: float = 1.6
+    #: when pips merge, the half is recounted with the threshold times this.
+    pip_split_factor: float = 1.8
     #: pip must fill at least this fraction of its bounding box (round, not a scratch).
     pip_min_fill: float = 0.45
 

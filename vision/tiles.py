@@ -79,14 +79,25 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float
         if a / float(w * h) < params.pip_min_fill:
             strokes += 1
             continue
-        areas.append(a)
+        areas.append((a, elong))
+    # two or three touching pips look like one big or oblong pip: compare with the round ones
+    round_areas = [a for a, e in areas if e < 1.4]
+    single = float(np.median(round_areas)) if round_areas else (
+        float(min(a for a, _ in areas)) if areas else None)
     merges = 0
-    count = len(areas)
-    if merged_areas:
-        for a, short in merged_areas:
-            single = float(np.median(areas)) if areas else 0.8 * short * short
-            count += max(1, int(round(a / single)))
+    count = 0
+    for a, elong in areas:
+        k = 1
+        if single and (a > params.pip_merge_area * single
+                       or (elong >= 1.6 and a > 1.3 * single)):
+            k = max(2, int(round(a / single)))
             merges += 1
+        count += k
+    for a, short in merged_areas:
+        ref = single if single else 0.8 * short * short
+        count += max(1, int(round(a / ref)))
+        merges += 1
+    areas = [a for a, _ in areas]
     return count, areas, strokes + specks // params.specks_per_stroke, merges
 
 
@@ -194,6 +205,10 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     band = int(round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c)))
     for half in halves:
         k, areas, st, mg = _count_half(half, band, params, t_pip)
+        if mg:  # touching pips: the valleys between them are lighter, try a higher cut
+            retry = _count_half(half, band, params, t_pip * params.pip_split_factor)
+            if retry[3] < mg and retry[2] <= st and retry[0] >= k - 1:
+                k, areas, st, mg = retry
         counts.append(k)
         all_areas += areas
         strokes += st
