@@ -125,9 +125,10 @@ class Fleet:
         async def shutdown() -> None:
             for hub in self.hubs.values():
                 hub.stop()
-            for task in self._tasks:
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
                 task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await asyncio.gather(*others, return_exceptions=True)
         try:
             self.call(shutdown)
         finally:
