@@ -181,6 +181,22 @@ def edit_score(table_id: int):
         data.get("reason")), data)
 
 
+@bp.post("/tables/<int:table_id>/status")
+def report_status(table_id: int):
+    """The hub bridge or camera worker says how it is (shown on the tablet, not logged)."""
+    auth.require_table_writer(table_id)
+    data = json_body()
+    part = data.get("part")
+    if part not in ("hub", "camera"):
+        raise CommandError("invalid", "part must be hub or camera")
+    online = data.get("online", True)
+    text = data.get("text", "")
+    if not isinstance(online, bool) or not isinstance(text, str) or len(text) > 80:
+        raise CommandError("invalid", "online must be true/false and text at most 80 characters")
+    tables().set_status(table_id, part, {"online": online, "text": text})
+    return jsonify(tables().view(table_id)["status"])
+
+
 @bp.post("/tables/<int:table_id>/round/photo")
 def round_photo(table_id: int):
     from .photo import read_photo

@@ -52,7 +52,7 @@ def shot(page, name: str) -> str:
     return path
 
 
-def test_tablet_live_refusal_and_round_end(server, page):
+def test_tablet_live_refusal_and_round_end(server, page, tmp_path):
     base = f"http://127.0.0.1:{server.port}"
     staff = Api(server.port)
     status, table = staff.request("POST", "/api/tables", {"name": "Table 7"})
@@ -108,6 +108,12 @@ def test_tablet_live_refusal_and_round_end(server, page):
     for slot in slots[1:]:
         for tile in sim.hands[slot]:
             page.click(f'[data-picker="{slot}"] [data-tile="{tile}"]')
+    if photo_of(sim.hands[slots[0]], tmp_path / "hand.png"):
+        page.set_input_files(f'[data-photo="{by_sum}"]', str(tmp_path / "hand.png"))
+        view = page.locator(f'[data-photo-view="{by_sum}"]')
+        sync_api.expect(view).to_contain_text("tiles seen")
+        assert view.locator("svg image").count() == 1
+        page.fill(f'[data-pipsum="{by_sum}"]', "+".join(str(p) for p in pips))
     shot(page, "round-end")
     page.click("#check-round")
     sync_api.expect(page.locator("#preview")).to_contain_text("Round score")
@@ -126,6 +132,21 @@ def test_tablet_live_refusal_and_round_end(server, page):
     path = shot(page, "match")
     if os.environ.get("UPDATE_DOCS_IMG"):
         shutil.copy(path, os.path.join(OUT, "..", "docs", "img", "tablet.png"))
+
+
+def photo_of(tiles: list[str], path) -> bool:
+    """A synthetic photo of a revealed hand, when the vision package can draw one."""
+    from companion.photo import vision_available
+
+    if not vision_available():
+        return False
+    import cv2
+    import vision
+
+    pairs = [tuple(int(x) for x in tile.split("-")) for tile in tiles]
+    image, _truth = vision.render_table(vision.RenderSpec(tiles=pairs, set_size=12, seed=1))
+    cv2.imwrite(str(path), image)
+    return True
 
 
 def sync_api_re(pattern: str):

@@ -47,3 +47,18 @@ def test_stream_bad_input(client, mt_table):
     assert client.get("/api/tables/99/stream").status_code == 404
     bad = client.get(f"/api/tables/{mt_table.id}/stream", headers={"Last-Event-ID": "x"})
     assert bad.status_code == 400 and bad.get_json()["error"]
+
+
+def test_status_reaches_state_and_stream(client, mt_table):
+    response = client.get(f"/api/tables/{mt_table.id}/stream", buffered=False)
+    assert [m[1] for m in messages(response, 2)] == ["match.started", "state"]
+    bad = mt_table.post("/status", json={"part": "toaster"})
+    assert bad.status_code == 422
+    assert client.post(f"/api/tables/{mt_table.id}/status",
+                       json={"part": "hub", "online": True}).status_code == 401
+    ok = mt_table.post("/status", json={"part": "hub", "online": False, "text": "hub 3 offline"})
+    assert ok.status_code == 200 and ok.get_json()["hub"]["online"] is False
+    live = messages(response, 1)[0]
+    assert live[1] == "status" and live[2]["state"]["status"]["hub"]["text"] == "hub 3 offline"
+    assert mt_table.state()["status"]["hub"]["online"] is False
+    response.close()
