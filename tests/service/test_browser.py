@@ -141,6 +141,7 @@ def photo_of(tiles: list[str], path) -> bool:
     if not vision_available():
         return False
     import cv2
+
     import vision
 
     pairs = [tuple(int(x) for x in tile.split("-")) for tile in tiles]
