@@ -7,10 +7,18 @@ firmware (`firmware/`). See docs/protocol.md.
 """
 
 from .protocol import Scene
-from .scenes import player_slot, scene_from_mapping, scene_from_summary
+from .scenes import (
+    button_action,
+    marker_mismatch,
+    player_slot,
+    scene_from_mapping,
+    scene_from_summary,
+    scene_from_table_view,
+)
 
-__all__ = ["HubEvent", "HubLink", "Scene", "player_slot", "scene_from_mapping",
-           "scene_from_summary", "start_local_broker"]
+__all__ = ["HubEvent", "HubLink", "Scene", "button_action", "marker_mismatch", "player_slot",
+           "scene_from_mapping", "scene_from_summary", "scene_from_table_view",
+           "start_local_broker"]
 
 
 def __getattr__(name: str):

@@ -1,18 +1,21 @@
 """HubLink: the companion's side of the hub protocol (the API the scorekeeper calls).
 
-    from firmware_bridge import HubLink, scene_from_summary
-    link = HubLink(url="mqtt://127.0.0.1:1883", instance="venue-1", on_event=handle)
-    link.start()                                  # connects in the background
-    link.send_scene("h-0001", scene_from_summary(turn="p2", markers=["p1"], open_double="p3"))
-    ...; link.stop()
+    from firmware_bridge import HubLink, scene_from_table_view
+    link = HubLink(url=None, instance="venue-1", on_event=handle)  # None: $MQTT_URL or a
+    link.start()                                   # local broker; connects in the background
+    link.send_scene("h-0001", scene_from_table_view(table.view()))  # on every table change
+    link.identify("h-0001"); link.snapshot("h-0001"); link.online_hubs()
+    link.stop()
 
 `on_event(HubEvent)` is called on the link's own thread for kinds "online", "offline",
-"marker", "button", "state" (sensed markers in `event.message.mk`), "ack" and "info"; an
-exception in it is logged and counted (`link.stats["handler_errors"]`), never fatal. Without
-`on_event`, events go to `link.events` (a queue.Queue). `send_scene` is thread-safe, returns
-the command id, remembers the scene as the hub's desired scene and delivers it: resent with
-the same id every `ack_timeout` s until acked, paused while the hub is offline, resent on
-its next `online`, on a new `boot` and on a `seq` gap (both also send `cmd/rebirth`).
+"marker" (`MarkerEvt`: slot, on), "button" (`ButtonEvt`: btn; see `scenes.button_action`),
+"state" (`State`: sensed markers in `mk`; compare with `scenes.marker_mismatch`), "ack" and
+"info". An exception in it is logged and counted (`link.stats["handler_errors"]`), never
+fatal. Without `on_event`, events go to `link.events` (a queue.Queue). `send_scene` is
+thread-safe, returns the command id, remembers the scene as the hub's desired scene and
+delivers it: resent with the same id every `ack_timeout` s until acked, paused while the hub
+is offline, resent on its next `online`, on a new `boot` and on a `seq` gap (both also send
+`cmd/rebirth`). Pure builders: `scenes.scene_from_summary`, `scenes.scene_from_table_view`.
 """
 
 from __future__ import annotations
@@ -118,10 +121,13 @@ class HubLink:
         return self.client.wait_connected(timeout)
 
     def send_scene(self, hub: str, scene: p.Scene) -> str:
-        """Make `scene` the hub's desired scene and deliver it; returns the command id."""
+        """Make `scene` the hub's desired scene and deliver it; returns the command id.
+        The same scene again (without an alert) keeps its id and sends nothing new."""
         p.check_id(hub, "hub")
         with self._lock:
             view = self._view(hub)
+            if view.desired and view.desired.scene == scene and not scene.alert:
+                return view.desired.id  # unchanged (an alert always flashes again)
             cmd_id = next(self._ids)
             view.desired = p.SceneCmd.of(scene, id=cmd_id, exp=self.scene_exp_ms)
             view.acked = False

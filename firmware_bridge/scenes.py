@@ -90,3 +90,30 @@ def marker_mismatch(sensed: Iterable[str], expected: Iterable[str]) -> dict[str,
     sensed_set, expected_set = set(sensed), set(expected)
     return {"extra": [s for s in SLOTS if s in sensed_set - expected_set],
             "missing": [s for s in SLOTS if s in expected_set - sensed_set]}
+
+
+def scene_from_table_view(view: Mapping[str, Any]) -> Scene | None:
+    """The companion's public table view (its JSON: `round.current`, `round.round_over`,
+    `round.trains[{name, owner, marker, open_double}]`, `round.must_cover`, `last_refusal`)
+    -> the hub scene; None before a round starts. Names that are not hub slots (Chicken Foot
+    lines, say) are left out: the hub then only shows whose turn it is."""
+    rnd = view.get("round")
+    if not isinstance(rnd, Mapping):
+        return None
+    trains = [t for t in rnd.get("trains") or [] if isinstance(t, Mapping)]
+    markers = [t["name"] for t in trains if t.get("marker") and t.get("name") in SLOTS]
+    mexican_open = any(t.get("owner") is None and t.get("name") == "mx" for t in trains)
+    double = rnd.get("must_cover")
+    if double not in SLOTS:
+        double = next((t["name"] for t in trains
+                       if t.get("open_double") and t.get("name") in SLOTS), None)
+    refusal = view.get("last_refusal")
+    alert = None
+    if isinstance(refusal, Mapping) and refusal.get("seq") == view.get("seq"):
+        alert = refusal.get("rule") or refusal.get("error") or "refused"
+    current = rnd.get("current")
+    over = bool(rnd.get("round_over")) or bool((view.get("match") or {}).get("over"))
+    return scene_from_summary(
+        turn=current if isinstance(current, int) and 0 <= current < 8 else None,
+        markers=markers, open_double=double, round_over=over, alert=alert,
+        mexican_train_open=mexican_open)

@@ -133,3 +133,12 @@ def test_snapshot_for_the_tablet(link):
     assert snap == {"hub": HUB, "online": True, "boot": 1, "markers": ["p2"], "buttons": 1,
                     "scene": cmd_id, "scene_acked": False, "fw": "1"}
     assert link.online_hubs() == [HUB]
+
+
+def test_an_unchanged_scene_is_not_sent_again_but_an_alert_is(link):
+    bring_online(link)
+    first = link.send_scene(HUB, p.Scene(turn="p1"))
+    assert link.send_scene(HUB, p.Scene(turn="p1")) == first and len(link.sent) == 1
+    a = link.send_scene(HUB, p.Scene(turn="p1", alert="MT-8"))
+    b = link.send_scene(HUB, p.Scene(turn="p1", alert="MT-8"))
+    assert len({first, a, b}) == 3 and len(link.sent) == 3

@@ -166,3 +166,20 @@ def test_marker_mismatch_and_button_actions():
     assert button_action("done") == "pass" and button_action("draw") == "draw"
     assert button_action("done", {"done": "end-turn"}) == "end-turn"
     assert button_action("menu") is None
+
+
+def test_scene_from_the_companions_table_view():
+    from firmware_bridge.scenes import scene_from_table_view
+    assert scene_from_table_view({"round": None}) is None
+    view = {"seq": 12, "last_refusal": {"seq": 12, "rule": "MT-8", "message": "..."},
+            "round": {"current": 1, "round_over": False, "must_cover": "p3", "trains": [
+                {"name": "p1", "owner": 0, "marker": True, "open_double": False},
+                {"name": "p2", "owner": 1, "marker": False, "open_double": False},
+                {"name": "p3", "owner": 2, "marker": False, "open_double": True},
+                {"name": "mx", "owner": None, "marker": False, "open_double": False}]}}
+    assert scene_from_table_view(view) == p.Scene(
+        turn="p2", open=("p1", "mx"), dbl="p3", alert="MT-8")
+    later = {**view, "seq": 13, "round": {**view["round"], "round_over": True}}
+    assert scene_from_table_view(later) == p.Scene(open=("p1", "mx"), over=True)
+    chicken = {"seq": 1, "round": {"current": 0, "lines": [{"name": "l1"}], "must_cover": "l1"}}
+    assert scene_from_table_view(chicken) == p.Scene(turn="p1")
