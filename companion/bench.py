@@ -10,6 +10,7 @@ import base64
 import http.client
 import json
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -25,6 +26,7 @@ import uuid
 from .demo import DEMO_PLAYERS, simulated_round
 
 ADMIN = "bench-admin-password"
+_ID_LINE = re.compile(rb"^id: (\d+)$", re.MULTILINE)
 
 
 def free_port() -> int:
@@ -233,19 +235,19 @@ class SSEClients:
 
     def _feed(self, index: int, data: bytes, now: float) -> None:
         buffer = self._buffers[index] + data
-        while b"\n\n" in buffer:
-            message, buffer = buffer.split(b"\n\n", 1)
-            if message.startswith(b"HTTP/"):
-                message = message.split(b"\r\n\r\n", 1)[-1]
-                self.connected[index] = True
-            for line in message.split(b"\n"):
-                if line.startswith(b"id: "):
-                    seq = int(line[4:])
-                    self.seqs[index].append(seq)
-                    self.arrivals[index].setdefault(seq, now)
-                elif line.startswith(b"event: state"):
-                    self.connected[index] = True
-        self._buffers[index] = buffer
+        end = buffer.rfind(b"\n\n")
+        if end < 0:
+            self._buffers[index] = buffer
+            return
+        complete, self._buffers[index] = buffer[:end + 2], buffer[end + 2:]
+        if not self.connected[index] and (b"\r\n\r\n" in complete
+                                          or b"event: state" in complete):
+            self.connected[index] = True
+        arrivals, seqs = self.arrivals[index], self.seqs[index]
+        for match in _ID_LINE.finditer(complete):
+            seq = int(match.group(1))
+            seqs.append(seq)
+            arrivals.setdefault(seq, now)
 
     def wait_for(self, seq: int, timeout: float = 30) -> bool:
         deadline = time.monotonic() + timeout

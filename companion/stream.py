@@ -128,12 +128,15 @@ def client_stream(broker: Broker, table_id: int, last_id: int, keepalive: float)
 @bp.get("/tables/<int:table_id>/stream")
 def stream(table_id: int):
     broker: Broker = current_app.extensions["companion.broker"]
-    broker.tables.store.table(table_id)  # 404 for an unknown table
+    last_seq = broker.tables.store.last_seq(table_id)  # 404 for an unknown table
     raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id") or "0"
     if not raw.strip().isdigit():
         raise CommandError("invalid", "Last-Event-ID must be a seq number", status=400)
+    last_id = int(raw)
+    if last_id > last_seq:  # an id from another database (reset or restored): start over
+        last_id = 0
     keepalive = float(current_app.config["SSE_KEEPALIVE_S"])
-    response = Response(client_stream(broker, table_id, int(raw), keepalive),
+    response = Response(client_stream(broker, table_id, last_id, keepalive),
                         mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
