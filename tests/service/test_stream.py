@@ -62,3 +62,11 @@ def test_status_reaches_state_and_stream(client, mt_table):
     assert live[1] == "status" and live[2]["state"]["status"]["hub"]["text"] == "hub 3 offline"
     assert mt_table.state()["status"]["hub"]["online"] is False
     response.close()
+
+
+def test_an_id_from_another_database_starts_over(client, mt_table):
+    response = client.get(f"/api/tables/{mt_table.id}/stream",
+                          headers={"Last-Event-ID": "9999"}, buffered=False)
+    assert [(m[0], m[1]) for m in messages(response, 2)] == [("1", "match.started"),
+                                                             (None, "state")]
+    response.close()
