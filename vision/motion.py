@@ -9,7 +9,7 @@ finds where a settled frame differs from the last accepted one, with the overall
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -37,6 +37,8 @@ class MotionParams:
     change_threshold: float = 28.0
     #: changed blobs smaller than this fraction of the small frame are noise.
     change_min_fraction: float = 0.0004
+    #: long side of the grid on which settled frames are compared (finer than the gate).
+    change_side_px: int = 320
 
 
 def _validate(frame: np.ndarray, name: str) -> None:
@@ -120,32 +122,72 @@ def match_gain(reference: np.ndarray, frame: np.ndarray) -> np.ndarray:
     return frame * (ref_med / med)
 
 
-def changed_regions(reference: np.ndarray, frame: np.ndarray,
-                    params: MotionParams | None = None) -> tuple[list[tuple[int, int, int, int]], float]:
-    """Boxes ``(x0, y0, x1, y1)`` in ``frame`` pixels where it differs from ``reference``
-    (both BGR frames of the same size), and the changed fraction of the frame."""
+@dataclass
+class ChangeMap:
+    """Where a settled frame differs from the reference, on the gate's small grid."""
+
+    mask: np.ndarray  # uint8 0/1, small frame
+    scale: float  # frame pixels per small-frame pixel
+    fraction: float  # changed fraction of the whole frame
+
+    def boxes(self, min_fraction: float = 0.0004) -> list[tuple[int, int, int, int]]:
+        """Boxes ``(x0, y0, x1, y1)`` in frame pixels around changed blobs."""
+        if not self.mask.any():
+            return []
+        mask = cv2.dilate(self.mask, np.ones((3, 3), np.uint8))
+        min_area = min_fraction * mask.size
+        out = []
+        for contour in find_contours(mask):
+            x, y, w, h = cv2.boundingRect(contour.reshape(-1, 1, 2))
+            if w * h < min_area:
+                continue
+            s = self.scale
+            out.append((int(x * s), int(y * s), int(np.ceil((x + w) * s)), int(np.ceil((y + h) * s))))
+        return out
+
+    def fraction_in(self, corners) -> float:
+        """Changed fraction of the pixels inside a polygon given in frame pixels."""
+        poly = np.asarray(corners, np.float64) / self.scale
+        h, w = self.mask.shape
+        x0, y0 = np.floor(poly.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 1
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        if x1 <= x0 or y1 <= y0:
+            return 0.0
+        inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(inside, np.round((poly - [x0, y0]) * 16).astype(np.int32), 1,
+                           cv2.LINE_8, 4)
+        area = int(inside.sum())
+        if area == 0:
+            return float(self.mask[min(h - 1, max(0, int(poly[:, 1].mean()))),
+                                   min(w - 1, max(0, int(poly[:, 0].mean())))])
+        return float((self.mask[y0:y1, x0:x1] & inside).sum() / area)
+
+
+def change_map(reference: np.ndarray, frame: np.ndarray,
+               params: MotionParams | None = None) -> ChangeMap:
+    """Compare a settled ``frame`` with the last accepted ``reference`` (same size, BGR),
+    after matching their overall gain so a slow lighting drift is not a change."""
     params = params or MotionParams()
     _validate(reference, "reference")
     _validate(frame, "frame")
     if reference.shape != frame.shape:
         raise ValueError(f"reference {reference.shape} and frame {frame.shape} differ in size")
-    ref_small = small_gray(reference, params)
-    small = match_gain(ref_small, small_gray(frame, params))
+    grid = replace(params, gate_side_px=params.change_side_px)
+    ref_small = small_gray(reference, grid)
+    small = match_gain(ref_small, small_gray(frame, grid))
     mask = (np.abs(small - ref_small) > params.change_threshold).astype(np.uint8)
-    fraction = float(mask.mean())
-    if not mask.any():
-        return [], 0.0
-    mask = cv2.dilate(mask, np.ones((3, 3), np.uint8))
-    scale = frame.shape[1] / small.shape[1]
-    min_area = params.change_min_fraction * mask.size
-    boxes = []
-    for contour in find_contours(mask):
-        x, y, w, h = cv2.boundingRect(contour.reshape(-1, 1, 2))
-        if w * h < min_area and cv2.contourArea(contour.reshape(-1, 1, 2).astype(np.float32)) < min_area:
-            continue
-        boxes.append((int(x * scale), int(y * scale), int(np.ceil((x + w) * scale)),
-                      int(np.ceil((y + h) * scale))))
-    return boxes, fraction
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    return ChangeMap(mask, frame.shape[1] / small.shape[1], float(mask.mean()))
+
+
+def changed_regions(reference: np.ndarray, frame: np.ndarray,
+                    params: MotionParams | None = None) -> tuple[list[tuple[int, int, int, int]], float]:
+    """Boxes in ``frame`` pixels where it differs from ``reference``, and the changed
+    fraction of the frame (see :func:`change_map`)."""
+    params = params or MotionParams()
+    cmap = change_map(reference, frame, params)
+    return cmap.boxes(params.change_min_fraction), cmap.fraction
 
 
 def merge_boxes(boxes: list[tuple[int, int, int, int]], pad: int, width: int, height: int
