@@ -24,8 +24,6 @@ from .games import (
 from .games.base import GameState, Rules
 from .pipsum import parse_pip_sum
 
-# The rule that says whose turn it is, for games whose Rules carry no ``turn_rule``.
-TURN_RULES = {"mexican-train": "MT-7", "texas-42": "TX-12"}
 MAX_NAME = 40
 MAX_REASON = 200
 
@@ -255,7 +253,7 @@ class TableSession:
             if player is not None and move.kind != "announce":
                 seat = read_seat(player, match.players)
                 if current is not None and seat != current and not rules.is_round_over(state):
-                    rule = getattr(rules, "turn_rule", None) or TURN_RULES.get(rules.name, "TURN")
+                    rule = rules.turn_rule
                     raise IllegalMoveError(
                         rule, f"It is {self.seat_name(current)}'s turn, not "
                               f"{self.seat_name(seat)}'s.")

@@ -133,6 +133,7 @@ class Rules(ABC):
     max_players: int = 8
     lower_total_wins: bool = True
     round_end_rule: str = "END"  # the game's rule id that ends a round (e.g. MT-19)
+    turn_rule: str = "TURN"  # the game's rule id for whose turn it is (e.g. MT-7)
     option_specs: tuple[OptionSpec, ...] = ()
 
     # -- options and match plan -------------------------------------------------------

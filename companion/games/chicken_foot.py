@@ -110,6 +110,7 @@ class ChickenFoot(Rules):
     title = "Chicken Foot"
     option_specs = OPTIONS
     round_end_rule = "CF-10"
+    turn_rule = "CF-7"
 
     # -- options and plan ---------------------------------------------------------------
     def check_options(self, players: int, options: dict) -> None:

@@ -109,6 +109,7 @@ class Doubles(Rules):
     max_players = 4
     lower_total_wins = False
     round_end_rule = "DB-7"
+    turn_rule = "DB-7"
     option_specs = OPTIONS
 
     # -- options and match ---------------------------------------------------------------
@@ -152,6 +153,10 @@ class Doubles(Rules):
             hand_sizes = [len(hand) for hand in hands]
             boneyard_count = len(boneyard)
         else:
+            missing = [fact for fact in ("starter", "opening") if fact not in table]
+            if missing:
+                raise ValueError(f"a Doubles round at a real table needs {' and '.join(missing)}"
+                                 " (who laid the highest double, and which double) (DB-3)")
             starter = int(table["starter"])
             opening = Tile.parse(str(table["opening"]))
             if not opening.is_double:

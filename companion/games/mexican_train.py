@@ -121,6 +121,7 @@ class MexicanTrain(Rules):
     max_players = 12
     option_specs = OPTIONS
     round_end_rule = "MT-19"
+    turn_rule = "MT-7"
 
     # -- options and plan ---------------------------------------------------------------
     def check_options(self, players: int, options: dict) -> None:

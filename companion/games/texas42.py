@@ -105,6 +105,7 @@ class Texas42(Rules):
     max_players = 4
     lower_total_wins = False
     round_end_rule = "TX-15"  # seven tricks make a hand
+    turn_rule = "TX-12"
     option_specs = OPTIONS
     plays_need_target = False
 
