@@ -129,12 +129,47 @@ def bar_candidates(mask: np.ndarray, polarity: int, params: Params,
             for k, i in enumerate(idx) if contrast[k] >= params.bar_min_quick_contrast]
 
 
+def join_split_bars(bars: list[Bar], params: Params) -> list[Bar]:
+    """Add the whole bar for each collinear pair of pieces (a bar cut by a metal pin)."""
+    if len(bars) < 2:
+        return bars
+    cen = np.array([b.centre for b in bars])
+    dirs = np.array([b.direction for b in bars])
+    lens = np.array([b.length for b in bars])
+    thick = np.array([b.thickness for b in bars])
+    pol = np.array([b.polarity for b in bars])
+    delta = cen[None, :, :] - cen[:, None, :]
+    dist = np.linalg.norm(delta, axis=2)
+    along = np.abs((delta * dirs[:, None, :]).sum(axis=2))
+    across = np.abs(delta[..., 0] * dirs[:, None, 1] - delta[..., 1] * dirs[:, None, 0])
+    gap = along - 0.5 * (lens[:, None] + lens[None, :])
+    span = along + 0.5 * (lens[:, None] + lens[None, :])
+    ok = np.abs(dirs @ dirs.T) > 0.97
+    ok &= across < np.maximum(1.5, 0.8 * np.maximum(thick[:, None], thick[None, :]))
+    ok &= (gap > -0.5 * thick[:, None]) & (gap < params.bar_join_gap * span)
+    ok &= (lens[:, None] < 1.6 * lens[None, :]) & (lens[None, :] < 1.6 * lens[:, None])
+    ok &= pol[:, None] == pol[None, :]
+    ok &= dist > 0
+    out = list(bars)
+    for i, j in zip(*np.nonzero(np.triu(ok, 1))):
+        a, b = bars[i], bars[j]
+        d = a.direction if float(a.direction @ (b.centre - a.centre)) >= 0 else -a.direction
+        start = a.centre - d * a.length / 2
+        end = b.centre + d * b.length / 2
+        centre = (start + end) / 2
+        length = float(np.linalg.norm(end - start))
+        out.append(Bar(centre, d, length, max(a.thickness, b.thickness), a.polarity,
+                       min(a.contrast, b.contrast)))
+    return out
+
+
 def find_bars(image: np.ndarray, params: Params) -> list[Bar]:
     """All bar candidates of both polarities in a working-resolution BGR image."""
     channels = ink_channels(image)
     out = []
     for polarity, mask in enumerate(ink_masks(image, params, channels)):
         out += bar_candidates(mask, polarity, params, channels[polarity])
+    out = join_split_bars(out, params)
     if len(out) > params.max_bars:
         out = sorted(out, key=lambda b: -b.contrast)[: params.max_bars]
     return out
