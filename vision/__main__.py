@@ -58,12 +58,42 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
 def _cmd_bench(args: argparse.Namespace) -> int:
     results = bench(repeat=args.repeat, frames=args.frames)
+    if args.synthetic:
+        from .bench import synthetic_exactness
+
+        rows = synthetic_exactness(seeds=args.frames)
+        if args.json:
+            print(json.dumps({"speed": results, "synthetic": rows}, indent=1))
+            return 0
+        for r in rows:
+            print(f"{r['set']:10} {r['pips']:6} on {r['face']:5} {r['layout']:8}: frames exact "
+                  f"{r['frames_exact']}/{r['frames']}  tiles exact {r['tiles_exact']}/{r['tiles']}")
+        total = sum(r["tiles_exact"] for r in rows), sum(r["tiles"] for r in rows)
+        print(f"synthetic tiles exact: {total[0]}/{total[1]}")
     if args.json:
         print(json.dumps(results, indent=1))
     else:
         for r in results:
             print(f"{r['width']}x{r['height']} {r['tiles']:3d} tiles: median {r['ms_median']:6.1f} ms"
                   f"  max {r['ms_max']:6.1f} ms  exact frames {r['frames_exact']}/{r['frames']}")
+    return 0
+
+
+def _cmd_stages(args: argparse.Namespace) -> int:
+    from .stages import stage_images
+
+    try:
+        image = load_image(args.image)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(args.image))[0]
+    for name, picture in stage_images(image, Params(set_size=parse_set(args.set)),
+                                      args.width).items():
+        path = os.path.join(args.out, f"{stem}-{name}.jpg")
+        cv2.imwrite(path, picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        print(path)
     return 0
 
 
@@ -84,8 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("bench", help="ms per rendered frame")
     p.add_argument("--repeat", type=int, default=15)
     p.add_argument("--frames", type=int, default=3)
+    p.add_argument("--synthetic", action="store_true",
+                   help="also report exactness on clean rendered frames per set and palette")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_bench)
+    p = sub.add_parser("stages", help="write a picture of each pipeline stage for one image")
+    p.add_argument("image")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--set", default="auto")
+    p.add_argument("--width", type=int, default=640)
+    p.set_defaults(func=_cmd_stages)
     args = parser.parse_args(argv)
     return args.func(args)
 
