@@ -205,7 +205,8 @@ class TableTracker:
         hub = self._hub()
         if hub is None or seen.target is None or seen.target in self.learned:
             return
-        if self.calibration.direction(seen.target) is None and seen.target not in ("c",):
+        is_train = seen.target == "mx" or seen.target.startswith("p")
+        if is_train and self.calibration.direction(seen.target) is None:
             d = seen.centre - hub
             n = float(np.hypot(*d))
             if n > 1e-6:
