@@ -40,8 +40,8 @@ def _first_edge(profile: np.ndarray, start: int, stop: int, window: int, level: 
     return int(start + hits[0]) if len(hits) else None
 
 
-def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float
-                ) -> tuple[int, list, int, int]:
+def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
+                close: bool = False) -> tuple[int, list, int, int]:
     """Pips in one C x C half (bar side at row 0, ``band`` rows ignored there).
     Returns count, pip areas, strokes, merges."""
     c = dist.shape[0]
@@ -51,7 +51,13 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float
     ink[:, :margin] = False
     ink[:, c - margin :] = False
     ink[c - margin :, :] = False
-    n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    ink = ink.view(np.uint8)
+    if close and params.pip_close > 0:
+        # glossy pips carry a white highlight: close it so the pip stays one round blob
+        k = max(3, int(round(params.pip_close * c)) | 1)
+        ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE,
+                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, _, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
     min_area = params.pip_min_area * c * c
     max_area = params.pip_max_area * c * c
     areas, strokes, merged_areas = [], 0, []
@@ -203,10 +209,11 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
     counts, all_areas, strokes, merges = [], [], 0, 0
     band = int(round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c)))
+    close = dark_ink and width / s >= 0.8 * c  # highlights resolved on large tiles only
     for half in halves:
-        k, areas, st, mg = _count_half(half, band, params, t_pip)
+        k, areas, st, mg = _count_half(half, band, params, t_pip, close)
         if mg:  # touching pips: the valleys between them are lighter, try a higher cut
-            retry = _count_half(half, band, params, t_pip * params.pip_split_factor)
+            retry = _count_half(half, band, params, t_pip * params.pip_split_factor, close)
             if retry[3] < mg and retry[2] <= st and retry[0] >= k - 1:
                 k, areas, st, mg = retry
         counts.append(k)
