@@ -211,9 +211,13 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     band = int(round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c)))
     close = dark_ink and width / s >= 0.8 * c  # highlights resolved on large tiles only
     for half in halves:
-        k, areas, st, mg = _count_half(half, band, params, t_pip, close)
+        k, areas, st, mg = _count_half(half, band, params, t_pip)
+        if st and close:  # broken glossy pips: retry with their highlights closed
+            retry = _count_half(half, band, params, t_pip, True)
+            if retry[2] < st and retry[3] <= mg:
+                k, areas, st, mg = retry
         if mg:  # touching pips: the valleys between them are lighter, try a higher cut
-            retry = _count_half(half, band, params, t_pip * params.pip_split_factor, close)
+            retry = _count_half(half, band, params, t_pip * params.pip_split_factor)
             if retry[3] < mg and retry[2] <= st and retry[0] >= k - 1:
                 k, areas, st, mg = retry
         counts.append(k)
