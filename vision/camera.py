@@ -59,7 +59,7 @@ def redact(url: str) -> str:
 def parse_source(spec: str | int) -> SourceSpec:
     """``0`` / ``"0"`` -> device; ``rtsp://``, ``http(s)://`` -> url; a folder; else a file."""
     if isinstance(spec, bool):
-        raise ValueError("camera source must be a device index, a path or a URL")
+        raise ValueError("camera source must be a device index, a path or a URL")  # noqa: TRY004
     if isinstance(spec, int):
         if spec < 0:
             raise ValueError(f"camera index must be 0 or more, got {spec}")
@@ -277,7 +277,7 @@ class CameraSource:
             time.sleep(wait)
         self._next_due += 1.0 / self.fps
 
-    def __enter__(self) -> CameraSource:
+    def __enter__(self):
         return self
 
     def __exit__(self, *exc) -> None:

@@ -58,7 +58,7 @@ def small_gray(frame: np.ndarray, params: MotionParams | None = None) -> np.ndar
                          f"{getattr(frame, 'shape', None)} dtype {getattr(frame, 'dtype', None)}")
     h, w = gray.shape
     scale = params.gate_side_px / max(h, w)
-    size = (max(1, int(round(w * scale))), max(1, int(round(h * scale))))
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
     small = cv2.resize(gray, size, interpolation=cv2.INTER_AREA).astype(np.float32)
     if params.gate_blur > 0:
         small = cv2.GaussianBlur(small, (0, 0), params.gate_blur)

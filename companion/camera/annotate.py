@@ -18,7 +18,7 @@ COLOURS = {  # BGR
 
 
 def _text(img, label, org, scale, colour) -> None:
-    thick = max(1, int(round(2 * scale)))
+    thick = max(1, round(2 * scale))
     cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.55 * scale, (0, 0, 0), thick + 2,
                 cv2.LINE_AA)
     cv2.putText(img, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.55 * scale, colour, thick,
@@ -31,7 +31,7 @@ def annotate_frame(frame: np.ndarray, tracker: TableTracker, status_line: str = 
     and a status line."""
     out = frame.copy()
     scale = max(frame.shape[:2]) / 1000.0
-    thick = max(1, int(round(2 * scale)))
+    thick = max(1, round(2 * scale))
     hub = tracker._hub()
     if hub is not None:
         h = tuple(int(v) for v in np.round(hub))

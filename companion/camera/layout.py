@@ -38,11 +38,11 @@ class Calibration:
         if not data:
             return cls()
         if not isinstance(data, dict):
-            raise ValueError("calibration must be an object with hub and slots")
+            raise ValueError("calibration must be an object with hub and slots")  # noqa: TRY004
         hub = data.get("hub")
         slots = data.get("slots") or {}
         if not isinstance(slots, dict):
-            raise ValueError("calibration slots must map a train name to [x, y]")
+            raise ValueError("calibration slots must map a train name to [x, y]")  # noqa: TRY004
         try:
             return cls(None if hub is None else (float(hub[0]), float(hub[1])),
                        {str(k): (float(v[0]), float(v[1])) for k, v in slots.items()})
@@ -135,7 +135,7 @@ def hub_candidates(anchors: list[Anchor], near: np.ndarray, tile_centre: np.ndar
     scores 0.5: possible but unproven)."""
     if float(np.hypot(*(near - hub))) > params.hub_reach * width:
         return []
-    out = []
+    out, angles = [], []
     heading = tile_centre - hub
     for anchor in anchors:
         if anchor.kind != "hub":
@@ -144,10 +144,12 @@ def hub_candidates(anchors: list[Anchor], near: np.ndarray, tile_centre: np.ndar
             out.append((anchor, 0.5))
             continue
         angle = angle_between(heading, anchor.direction)
+        angles.append((angle, anchor))
         if angle <= params.slot_angle:
             out.append((anchor, angle / 45.0))
-    if not out:  # near the hub but along no known slot: any empty train could be meant
-        out = [(anchor, 1.0) for anchor in anchors if anchor.kind == "hub"]
+    if not out and angles:  # near the hub but along no slot: the nearest slots are meant
+        best = min(a for a, _ in angles)
+        out = [(anchor, 1.0) for a, anchor in angles if a <= best + params.slot_angle / 2]
     return out
 
 

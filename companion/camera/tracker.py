@@ -11,16 +11,24 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from vision import Params, scan
 from vision.motion import MotionParams, change_map, merge_boxes
 
-from .layout import (Anchor, Calibration, LayoutParams, angle_between, candidates_for, centre,
-                     decide, end_points, tile_width)
+from .layout import (
+    Anchor,
+    Calibration,
+    LayoutParams,
+    angle_between,
+    candidates_for,
+    centre,
+    decide,
+    end_points,
+    tile_width,
+)
 from .types import Problem, Question, SubmitResult, TableLink, read_result
 
 log = logging.getLogger(__name__)
@@ -99,6 +107,7 @@ class TableTracker:
         self.submitted: list[str] = []
         self.reference: np.ndarray | None = None
         self.engine_text: str | None = None
+        self.on_table: dict[str, str] = {}  # tile text -> target, from the last view
         self.hub: np.ndarray | None = None
         self.width = self.params.default_tile_width
         self.last_frame: np.ndarray | None = None
@@ -123,6 +132,7 @@ class TableTracker:
         for target, tiles in _targets(view).items():
             for text in tiles:
                 on_table[text] = target
+        self.on_table = on_table
         for text, seen in self.tiles.items():
             if text in on_table:
                 if seen.state not in ("table", "missing", "moved") or seen.target != on_table[text]:
@@ -297,18 +307,24 @@ class TableTracker:
         fresh: list[Seen] = []
         for r in sorted(readings, key=lambda r: -r.confidence):
             old = self.tiles.get(r.text)
-            if old is not None and r.text not in matched:
-                if np.hypot(*(r.centre - old.centre)) <= self.params.same_place * width:
-                    old.corners, old.pips, old.confidence = r.corners, r.pips, r.confidence
-                    matched.add(r.text)
-                    if old.state in ("missing", "moved"):
-                        old.state = "table" if old.target else "pending"
-                        self._resolve_problem(old)
-                    continue
+            if (old is not None and r.text not in matched
+                    and np.hypot(*(r.centre - old.centre)) <= self.params.same_place * width):
+                old.corners, old.pips, old.confidence = r.corners, r.pips, r.confidence
+                matched.add(r.text)
+                if old.state in ("missing", "moved"):
+                    old.state = "table" if old.target else "pending"
+                    self._resolve_problem(old)
+                continue
             if not changed[id(r)]:
                 continue  # an unchanged spot read differently this time: not news
             if old is None:
-                fresh.append(r)
+                if r.text in self.on_table:  # entered on the tablet before the camera saw it
+                    r.state, r.target = "table", self.on_table[r.text]
+                    self.tiles[r.text] = r
+                    matched.add(r.text)
+                    self._learn(r)
+                else:
+                    fresh.append(r)
                 continue
             old_spot_changed = cmap.fraction_in(old.corners) >= self.params.changed
             if old.state in ("table", "engine") and not old_spot_changed:

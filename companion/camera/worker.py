@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision import Params
 from vision.camera import CameraSource
 from vision.motion import MotionGate, MotionParams, StillnessDetector
 
@@ -46,8 +47,8 @@ class CameraWorker:
     def __init__(self, source: str | int | CameraSource, link: TableLink,
                  calibration: Calibration | dict | None = None, *,
                  params: WorkerParams | None = None, motion: MotionParams | None = None,
-                 tracker: TrackerParams | None = None, on_status=None, name: str = "camera",
-                 loop: bool = False):
+                 tracker: TrackerParams | None = None, vision: Params | None = None,
+                 on_status=None, name: str = "camera", loop: bool = False):
         self.params = params or WorkerParams()
         if not isinstance(source, CameraSource):
             source = CameraSource(source, loop=loop, pace=self.params.realtime)
@@ -55,7 +56,8 @@ class CameraWorker:
         if isinstance(calibration, dict):
             calibration = Calibration.from_dict(calibration)
         self.motion = motion or MotionParams()
-        self.tracker = TableTracker(link, calibration, params=tracker, motion=self.motion)
+        self.tracker = TableTracker(link, calibration, params=tracker, motion=self.motion,
+                                    vision=vision)
         self.gate = MotionGate(self.motion)
         self.stillness = StillnessDetector(self.motion)
         self.on_status = on_status
@@ -120,6 +122,10 @@ class CameraWorker:
             return True
         except queue.Full:
             return False
+
+    def drain(self) -> None:
+        """Handle queued requests now (the thread does this before every frame)."""
+        self._drain()
 
     def _drain(self) -> None:
         while True:

@@ -1,0 +1,69 @@
+"""The worker wired to the real service: moves land in the event log with source camera,
+status reaches the tablet view, and the Flask routes serve the picture and answers."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from companion import create_app
+from companion.camera import WorkerParams, web
+from companion.camera.adapter import Cameras, TablesLink
+from companion.camera.demo import rewind
+
+PASSWORD = "camera test password"
+STAFF = {"Authorization": "Basic " + base64.b64encode(f"staff:{PASSWORD}".encode()).decode()}
+
+
+@pytest.fixture
+def app(tmp_path):
+    app = create_app({"TESTING": True, "SECRET_KEY": "t", "ADMIN_PASSWORD": PASSWORD,
+                      "DATABASE_URL": f"sqlite:///{tmp_path / 'camera.db'}",
+                      "SQLITE_SYNCHRONOUS": "OFF", "INSTANCE_PATH": str(tmp_path),
+                      "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
+    tables = app.extensions["companion.tables"]
+    app.extensions["companion.cameras"] = Cameras(tables, WorkerParams(realtime=False))
+    app.register_blueprint(web.bp)
+    yield app
+    app.extensions["companion.cameras"].stop_all()
+    app.extensions["companion.broker"].shutdown()
+
+
+def test_camera_moves_reach_the_event_log_and_the_tablet(app, mt_script, mt_video):
+    tables = app.extensions["companion.tables"]
+    cameras = app.extensions["companion.cameras"]
+    table_id = tables.store.create_table("Camera table")
+    tables.execute(table_id, lambda s: s.command_start(mt_script.game, mt_script.options,
+                                                       ["Ann", "Ben", "Cat"]), source="system")
+    link = TablesLink(tables, table_id)
+    assert link.check(mt_script.moves[0]) is None
+    assert "cannot go on" in link.check("9-5>p2")
+    assert tables.session(table_id).match.moves == []  # checking wrote nothing
+
+    worker = cameras.configure(table_id, mt_video, mt_script.calibration.to_dict())
+    worker.join(60)
+    events = tables.store.events(table_id)
+    camera_moves = [e.payload["move"] for e in events if e.source == "camera"]
+    assert camera_moves == mt_script.moves
+    status = tables.view(table_id)["status"]["camera"]
+    assert status["online"] is False and "video ended" in status["text"]
+    assert status["text"].count(mt_script.moves[-1]) == 1
+
+    client = app.test_client()
+    picture = client.get(f"/api/tables/{table_id}/camera/frame.png")
+    assert picture.status_code == 200 and picture.mimetype == "image/png"
+    full = client.get(f"/api/tables/{table_id}/camera").get_json()
+    assert full["moves"][-1] == mt_script.moves[-1]
+    assert full["setting"]["source"] == mt_video
+    answer = client.post(f"/api/tables/{table_id}/camera/answer",
+                         json={"question": "q0", "move": "ignore"}, headers=STAFF)
+    assert answer.status_code == 404 and answer.get_json()["error"] == "unknown_question"
+    assert client.get("/api/tables/999/camera").status_code == 404
+    assert client.put(f"/api/tables/{table_id}/camera", json={"source": None}).status_code in (401, 403)
+    off = client.put(f"/api/tables/{table_id}/camera", json={"source": None}, headers=STAFF)
+    assert off.status_code == 200 and off.get_json()["setting"] is None
+    assert "camera" not in tables.view(table_id)["status"]
+
+    assert rewind(tables, table_id) == len(mt_script.moves)
+    assert tables.session(table_id).match.moves == []
