@@ -24,10 +24,11 @@ class Bar:
     thickness: float
     polarity: int  # 0: dark ink on light face, 1: light ink on dark face
     contrast: float = 255.0  # grey levels between the bar and the face beside it
+    joined: bool = False  # made of two collinear pieces (a bar cut by a pin)
 
     def scaled(self, factor: float) -> "Bar":
         return Bar(self.centre * factor, self.direction, self.length * factor,
-                   self.thickness * factor, self.polarity, self.contrast)
+                   self.thickness * factor, self.polarity, self.contrast, self.joined)
 
 
 def ink_channels(image: np.ndarray) -> list[np.ndarray]:
@@ -147,6 +148,9 @@ def join_split_bars(bars: list[Bar], params: Params) -> list[Bar]:
     ok = np.abs(dirs @ dirs.T) > 0.97
     ok &= across < np.maximum(1.5, 0.8 * np.maximum(thick[:, None], thick[None, :]))
     ok &= (gap > -0.5 * thick[:, None]) & (gap < params.bar_join_gap * span)
+    # a pin is a few bar thicknesses wide; the bars of two tiles lying side by side are
+    # collinear too, but a quarter of a tile width apart
+    ok &= gap < 2.5 * np.maximum(thick[:, None], thick[None, :])
     ok &= (lens[:, None] < 1.6 * lens[None, :]) & (lens[None, :] < 1.6 * lens[:, None])
     ok &= pol[:, None] == pol[None, :]
     ok &= dist > 0
@@ -159,7 +163,7 @@ def join_split_bars(bars: list[Bar], params: Params) -> list[Bar]:
         centre = (start + end) / 2
         length = float(np.linalg.norm(end - start))
         out.append(Bar(centre, d, length, max(a.thickness, b.thickness), a.polarity,
-                       min(a.contrast, b.contrast)))
+                       min(a.contrast, b.contrast), True))
     return out
 
 

@@ -73,6 +73,9 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         elong = max(w, h) / max(1, min(w, h))
         if y <= band + 1 and w > 2 * h and w > 0.3 * c:
             continue  # the rest of a thick or slanted bar
+        if ((x <= margin or x + w >= c - margin) and h > 2 * w) or (
+                y + h >= c - margin and w > 2 * h):
+            continue  # a strip along the outline: tile edge, gap or neighbour, not pips
         if elong > 2.6:
             if a / float(w * h) >= 0.5 and min(w, h) <= 0.22 * c:
                 merged_areas.append((a, min(w, h)))  # a row or column of touching pips
@@ -224,7 +227,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         all_areas += areas
         strokes += st
         merges += mg
-    confidence = 1.0
+    confidence = 0.9 if bar.joined else 1.0  # whole bars win ties against joined pieces
     if strokes:
         confidence *= 0.35 ** min(strokes, 2)
     confidence *= 0.8 ** merges
