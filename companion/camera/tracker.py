@@ -369,6 +369,11 @@ class TableTracker:
     def _place(self, frame: np.ndarray, fresh: list[Seen]) -> list[str]:
         accepted: list[str] = []
         pending = []
+        view = self._view()
+        if not view or view.get("round_over"):
+            for seen in fresh:  # no round in play (or hands spread for counting): not plays
+                seen.state = "loose"
+            return accepted
         for seen in fresh:
             if seen.confidence < self.vision.min_confidence:
                 self._ask_tile(frame, seen)

@@ -76,6 +76,9 @@ class CameraWorker:
         self._last_push = 0.0
         self._error: str | None = None
         self.moves: list[str] = []
+        self.dropped = 0  # frames skipped to keep up with a live camera
+        self._latest: queue.Queue = queue.Queue(1)
+        self._grabber: threading.Thread | None = None
 
     # -- thread control ---------------------------------------------------------------
     def start(self) -> CameraWorker:
@@ -90,6 +93,8 @@ class CameraWorker:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self._grabber is not None:
+            self._grabber.join(timeout)
         self.source.close()
         self._push(force=True)
 
@@ -153,21 +158,56 @@ class CameraWorker:
         return None
 
     # -- the loop ---------------------------------------------------------------------
+    def _read(self) -> np.ndarray | None:
+        try:
+            frame = self.source.read()
+            self._error = None if frame is not None else self._error
+            return frame
+        except Exception as exc:  # a driver crash must not end the thread silently
+            log.exception("camera %s: read failed", self.name)
+            self._error = f"reading frames failed: {exc}"
+            return None
+
+    def _grab(self) -> None:
+        """Live sources in realtime mode: keep only the newest frame (one slot), so a slow
+        recognition step drops frames instead of falling behind the table."""
+        while not self._stop.is_set():
+            frame = self._read()
+            if frame is None:
+                if self.source.finished:
+                    break
+                self._stop.wait(self.params.idle_sleep)
+                continue
+            try:
+                self._latest.get_nowait()
+                self.dropped += 1
+            except queue.Empty:
+                pass
+            self._latest.put_nowait(frame)
+
+    def _next_frame(self) -> np.ndarray | None:
+        if self._grabber is None:
+            return self._read()
+        try:
+            return self._latest.get(timeout=self.params.idle_sleep)
+        except queue.Empty:
+            return None
+
     def _run(self) -> None:
         self._push(force=True)
+        if self.params.realtime and self.source.spec.live:
+            self._grabber = threading.Thread(target=self._grab, name=f"{self.name}-grab",
+                                             daemon=True)
+            self._grabber.start()
         while not self._stop.is_set():
             self._drain()
-            try:
-                frame = self.source.read()
-            except Exception as exc:  # a driver crash must not end the thread silently
-                log.exception("camera %s: read failed", self.name)
-                self._error = f"reading frames failed: {exc}"
-                frame = None
+            frame = self._next_frame()
             if frame is None:
                 if self.source.finished and self.params.stop_at_end and not self.source.loop:
                     break
                 self._push()
-                self._stop.wait(self.params.idle_sleep)
+                if self._grabber is None:
+                    self._stop.wait(self.params.idle_sleep)
                 continue
             try:
                 self.process_frame(frame)
@@ -244,6 +284,7 @@ class CameraWorker:
             "message": self._error or src["message"],
             "source": src,
             "frames": self._frames,
+            "dropped": self.dropped,
             "gate_ms": round(gate[len(gate) // 2], 2) if gate else None,
             "settle_ms": round(lat[len(lat) // 2], 1) if lat else None,
             "running": self.running,

@@ -106,3 +106,11 @@ def test_write_video_refuses_unknown_extensions_and_no_frames(tmp_path):
         write_video(frames(1), str(tmp_path / "x.gif"), 10)
     with pytest.raises(ValueError, match="no frames"):
         write_video([], str(tmp_path / "x.avi"), 10)
+
+
+def test_a_stream_that_does_not_answer_is_unavailable_not_a_crash():
+    source = CameraSource("http://127.0.0.1:9/video.mjpg", retry=(30.0, 60.0))
+    assert source.read() is None
+    status = source.status
+    assert status["state"] == "unavailable" and status["kind"] == "url"
+    assert "does not answer" in status["message"]
