@@ -88,8 +88,8 @@ class Params:
     pip_merge_area: float = 1.6
     #: when pips merge, the half is recounted with the threshold times this.
     pip_split_factor: float = 1.8
-    #: closing kernel for the pip mask (fills glossy highlights), fraction of W; 0: off.
-    pip_close: float = 0.03
+    #: broken (glossy) pips are regrown down to this fraction of the pip threshold.
+    pip_low_factor: float = 0.6
     #: pip must fill at least this fraction of its bounding box (round, not a scratch).
     pip_min_fill: float = 0.45
 

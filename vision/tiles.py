@@ -52,11 +52,22 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
     ink[:, c - margin :] = False
     ink[c - margin :, :] = False
     ink = ink.view(np.uint8)
-    if close and params.pip_close > 0:
-        # glossy pips carry a white highlight: close it so the pip stays one round blob
-        k = max(3, int(round(params.pip_close * c)) | 1)
-        ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE,
-                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    if close:
+        # repair glossy pips: grow each pip down to a lower cut (hysteresis), then fill the
+        # hole its white highlight leaves, so it is one round blob again
+        low = (dist > params.pip_low_factor * t_pip).view(np.uint8)
+        low[:band, :] = 0
+        low[:, :margin] = 0
+        low[:, c - margin :] = 0
+        low[c - margin :, :] = 0
+        m, labels = cv2.connectedComponents(low, connectivity=8)
+        seeded = np.zeros(m, bool)
+        seeded[np.unique(labels[ink > 0])] = True
+        seeded[0] = False
+        ink = seeded[labels].view(np.uint8)
+        holes = 1 - ink
+        cv2.floodFill(holes, None, (0, c - 1), 0)
+        ink = ink | holes
     n, _, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
     min_area = params.pip_min_area * c * c
     max_area = params.pip_max_area * c * c
@@ -212,10 +223,9 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
     counts, all_areas, strokes, merges = [], [], 0, 0
     band = int(round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c)))
-    close = dark_ink and width / s >= 0.8 * c  # highlights resolved on large tiles only
     for half in halves:
         k, areas, st, mg = _count_half(half, band, params, t_pip)
-        if st and close:  # broken glossy pips: retry with their highlights closed
+        if st:  # broken glossy pips: retry with them repaired
             retry = _count_half(half, band, params, t_pip, True)
             if retry[2] < st and retry[3] <= mg:
                 k, areas, st, mg = retry
