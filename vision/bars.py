@@ -31,12 +31,40 @@ class Bar:
                    self.thickness * factor, self.polarity, self.contrast, self.joined)
 
 
+#: polarity of each ink channel: 0 dark ink on a light face, 1 light ink on a dark face.
+CHANNEL_POLARITY = (0, 0, 1)
+
+
 def ink_channels(image: np.ndarray) -> list[np.ndarray]:
-    """Per polarity, a grey image where ink is dark: min(B, G, R) and 255 - max(B, G, R)."""
+    """Grey images where ink is dark: luminance (black bars, even on cream faces lying on
+    a white table), min(B, G, R) (coloured bars) and 255 - max(B, G, R) (light bars on
+    dark tiles)."""
     b, g, r = cv2.split(image)
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     low = cv2.min(cv2.min(b, g), r)
     high = cv2.max(cv2.max(b, g), r)
-    return [low, cv2.bitwise_not(high)]
+    return [grey, low, cv2.bitwise_not(high)]
+
+
+def dedupe_bars(bars: list[Bar]) -> list[Bar]:
+    """One candidate per physical bar (several channels find the same one); the one with
+    the highest contrast stays."""
+    if len(bars) < 2:
+        return bars
+    bars = sorted(bars, key=lambda b: -b.contrast)
+    cen = np.array([b.centre for b in bars])
+    dirs = np.array([b.direction for b in bars])
+    lens = np.array([b.length for b in bars])
+    same = np.linalg.norm(cen[:, None] - cen[None], axis=2) < 0.15 * np.minimum.outer(lens, lens)
+    same &= np.abs(dirs @ dirs.T) > 0.97
+    same &= np.abs(np.log(lens[:, None] / lens[None])) < 0.3
+    dropped = np.zeros(len(bars), bool)
+    for i in range(len(bars)):
+        if not dropped[i]:
+            row = same[i].copy()
+            row[: i + 1] = False
+            dropped |= row
+    return [b for b, d in zip(bars, dropped) if not d]
 
 
 def ink_masks(image: np.ndarray, params: Params, channels: list | None = None) -> list[np.ndarray]:
@@ -171,8 +199,9 @@ def find_bars(image: np.ndarray, params: Params) -> list[Bar]:
     """All bar candidates of both polarities in a working-resolution BGR image."""
     channels = ink_channels(image)
     out = []
-    for polarity, mask in enumerate(ink_masks(image, params, channels)):
-        out += bar_candidates(mask, polarity, params, channels[polarity])
+    for k, mask in enumerate(ink_masks(image, params, channels)):
+        out += bar_candidates(mask, CHANNEL_POLARITY[k], params, channels[k])
+    out = dedupe_bars(out)
     out = join_split_bars(out, params)
     if len(out) > params.max_bars:
         out = sorted(out, key=lambda b: -b.contrast)[: params.max_bars]
