@@ -52,8 +52,11 @@ def detect(image: np.ndarray, params: Params) -> tuple[list[TileHypothesis], dic
     work, scale = _working_image(image, params)
     h, w = work.shape[:2]
     det_scale = min(1.0, params.detect_max_side_px / max(h, w))
+    if det_scale > 0.85:  # not worth a resize
+        det_scale = 1.0
     det = work if det_scale == 1.0 else cv2.resize(
-        work, (int(round(w * det_scale)), int(round(h * det_scale))), interpolation=cv2.INTER_AREA)
+        work, (int(round(w * det_scale)), int(round(h * det_scale))),
+        interpolation=cv2.INTER_LINEAR if det_scale >= 0.5 else cv2.INTER_AREA)
     bars = [b.scaled(1.0 / det_scale) for b in find_bars(det, params)]
     hyps = []
     for bar in bars:
