@@ -113,15 +113,24 @@ class Cameras:
         raw = self.tables.store.setting(SETTING.format(table_id=table_id))
         return json.loads(raw) if raw else None
 
+    def save(self, table_id: int, source: str | int | None, calibration: dict | None = None,
+             *, loop: bool = False) -> None:
+        """Store the table's camera setting (validated) without touching the worker."""
+        if calibration is not None:
+            Calibration.from_dict(calibration)  # validate before saving
+        if source is not None:
+            from vision.camera import parse_source
+
+            parse_source(source)
+        self.tables.store.set_setting(SETTING.format(table_id=table_id), json.dumps(
+            None if source is None else {"source": source, "calibration": calibration,
+                                         "loop": loop}))
+
     def configure(self, table_id: int, source: str | int | None,
                   calibration: dict | None = None, *, loop: bool = False,
                   start: bool = True) -> CameraWorker | None:
         """Save the table's camera (None: no camera) and (re)start its worker."""
-        if calibration is not None:
-            Calibration.from_dict(calibration)  # validate before saving
-        self.tables.store.set_setting(SETTING.format(table_id=table_id), json.dumps(
-            None if source is None else {"source": source, "calibration": calibration,
-                                         "loop": loop}))
+        self.save(table_id, source, calibration, loop=loop)
         self.stop(table_id)
         if source is None or not start:
             return None
@@ -166,3 +175,42 @@ class Cameras:
         for table_id in list(self._workers):
             self.stop(table_id)
         self._unsubscribe()
+
+
+def install_cameras(app, *, start_saved: bool | None = None,
+                    params: WorkerParams | None = None) -> Cameras:
+    """Wire cameras into a Flask app made by ``create_app``: ``Cameras`` in
+    ``app.extensions["companion.cameras"]``, the camera routes and the tablet panel script,
+    and (outside tests) every table's saved camera started."""
+    import atexit
+
+    from . import web
+
+    cameras = Cameras(app.extensions["companion.tables"], params)
+    app.extensions["companion.cameras"] = cameras
+    app.register_blueprint(web.bp)
+    app.register_blueprint(web.assets)
+    if start_saved if start_saved is not None else not app.testing:
+        cameras.start_saved()
+    atexit.register(cameras.stop_all)
+    return cameras
+
+
+def start_demo_camera(app, camera: str | int | None = "demo"):
+    """``serve --demo`` / ``--camera``: "demo" (or None) plays the recorded synthetic round
+    into the "Camera demo" table in a loop; anything else (an index, a file, a folder, a URL)
+    watches that source for the same table. Returns the table id."""
+    from .demo import CameraDemo, demo_script, seed_camera_table
+
+    cameras = app.extensions.get("companion.cameras") or install_cameras(app, start_saved=False)
+    tables = app.extensions["companion.tables"]
+    if camera in (None, "demo"):
+        demo = CameraDemo(tables, cameras, app.instance_path)
+        table_id = demo.prepare()
+        demo.start()
+        app.extensions["companion.camera_demo"] = demo
+        return table_id
+    script = demo_script()
+    table_id = seed_camera_table(tables, script)
+    cameras.configure(table_id, camera, None)
+    return table_id

@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 DEMO_NAME = "Camera demo"
 DEMO_PLAYERS = ["Ann", "Ben", "Cat"]
-DEMO_FILE = "camera-demo.mp4"
+DEMO_FILE = "camera-demo-v1.mp4"  # bump when the demo script changes
 
 
 def demo_script(plays: int = 12, seed: int = 3) -> Script:
@@ -76,13 +76,11 @@ class CameraDemo:
         self._thread: threading.Thread | None = None
 
     def prepare(self) -> int:
-        """Render the video when missing and seat the demo table; returns its id."""
+        """Seat the demo table (fast; the video is rendered by the thread); returns its id."""
         if self.script is None:
             self.script = demo_script()
-        if not os.path.exists(self.path):
-            log.info("camera demo: rendering %s", self.path)
-            render_demo_video(self.path, self.script)
-        self.table_id = seed_camera_table(self.tables, self.script)
+        if self.table_id is None:
+            self.table_id = seed_camera_table(self.tables, self.script)
         return self.table_id
 
     def start(self) -> CameraDemo:
@@ -98,6 +96,11 @@ class CameraDemo:
     def _run(self) -> None:
         try:
             table_id = self.prepare()
+            if not os.path.exists(self.path):
+                log.info("camera demo: rendering %s", self.path)
+                self.tables.set_status(table_id, "camera", {
+                    "online": False, "text": "preparing the demo video…"})
+                render_demo_video(self.path, self.script)
             while not self._stop.is_set():
                 rewind(self.tables, table_id)
                 worker = self.cameras.start(table_id, self.path,

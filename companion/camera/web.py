@@ -7,9 +7,14 @@ holds a ``Cameras``).
 - ``GET  /api/tables/<id>/camera/questions/<qid>.png``: the crop shown with a question.
 - ``POST /api/tables/<id>/camera/answer`` ``{"question": "q3", "move": "9-6>p1"}`` (or
   ``"move": "ignore"``): a person settles a question (writer only).
+- ``POST /api/tables/<id>/camera/calibrate`` ``{"hub": [x, y], "taps": [[x, y], ...]}``:
+  the tablet's calibration step (hub, then one tap per train in slot order p1.., mx)
+  (writer only; saved with the table's camera setting).
 - ``PUT  /api/tables/<id>/camera`` ``{"source": "0" | path | URL | null, "calibration":
   {"hub": [x, y], "slots": {"p1": [x, y], ...}}, "loop": false}``: the table's camera
   setting (staff only), saved and applied at once.
+- ``GET  /camera/static/camera-panel.js``: the tablet panel (frame, status, questions with
+  their answer buttons, problems, calibration taps); include it in the tablet page.
 """
 
 from __future__ import annotations
@@ -18,8 +23,11 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from .. import auth
 from ..session import CommandError
+from .layout import Calibration
 
 bp = Blueprint("camera", __name__, url_prefix="/api/tables/<int:table_id>/camera")
+assets = Blueprint("camera_assets", __name__, static_folder="static",
+                   static_url_path="/camera/static")
 
 
 def cameras():
@@ -77,6 +85,31 @@ def answer(table_id: int):
     if not worker.answer(data["question"], data["move"]):
         raise CommandError("busy", "The camera is busy; try again in a moment.", status=503)
     return jsonify({"queued": True}), 202
+
+
+@bp.post("/calibrate")
+def calibrate(table_id: int):
+    auth.require_table_writer(table_id)
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict) or not isinstance(data.get("taps"), list) or not data.get("hub"):
+        raise CommandError("invalid", 'send {"hub": [x, y], "taps": [[x, y], ...]} (taps in '
+                           "slot order p1, p2, ..., mx)", status=400)
+    worker = worker_for(table_id)
+    view = cameras().tables.view(table_id).get("round") or {}
+    names = [t["name"] for t in view.get("trains", [])]
+    if not names:
+        raise CommandError("invalid", "Calibration needs a Mexican Train round in play.")
+    try:
+        calibration = Calibration.from_taps(tuple(data["hub"]), [tuple(t) for t in data["taps"]],
+                                            names)
+    except (TypeError, ValueError) as exc:
+        raise CommandError("invalid", f"calibration points must be [x, y] numbers: {exc}") from None
+    worker.calibrate(calibration)
+    saved = cameras().setting(table_id) or {}
+    if saved.get("source") is not None:
+        cameras().save(table_id, saved["source"], calibration.to_dict(),
+                       loop=bool(saved.get("loop")))
+    return jsonify({"calibration": calibration.to_dict()})
 
 
 @bp.put("")

@@ -8,8 +8,8 @@ import base64
 import pytest
 
 from companion import create_app
-from companion.camera import WorkerParams, web
-from companion.camera.adapter import Cameras, TablesLink
+from companion.camera import WorkerParams
+from companion.camera.adapter import TablesLink, install_cameras
 from companion.camera.demo import rewind
 
 PASSWORD = "camera test password"
@@ -22,9 +22,7 @@ def app(tmp_path):
                       "DATABASE_URL": f"sqlite:///{tmp_path / 'camera.db'}",
                       "SQLITE_SYNCHRONOUS": "OFF", "INSTANCE_PATH": str(tmp_path),
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
-    tables = app.extensions["companion.tables"]
-    app.extensions["companion.cameras"] = Cameras(tables, WorkerParams(realtime=False))
-    app.register_blueprint(web.bp)
+    install_cameras(app, start_saved=False, params=WorkerParams(realtime=False))
     yield app
     app.extensions["companion.cameras"].stop_all()
     app.extensions["companion.broker"].shutdown()
@@ -61,6 +59,14 @@ def test_camera_moves_reach_the_event_log_and_the_tablet(app, mt_script, mt_vide
     assert answer.status_code == 404 and answer.get_json()["error"] == "unknown_question"
     assert client.get("/api/tables/999/camera").status_code == 404
     assert client.put(f"/api/tables/{table_id}/camera", json={"source": None}).status_code in (401, 403)
+    assert client.get("/camera/static/camera-panel.js").status_code == 200
+    bad = client.post(f"/api/tables/{table_id}/camera/calibrate", json={"taps": 3}, headers=STAFF)
+    assert bad.status_code == 400
+    taps = [mt_script.calibration.slots[n] for n in ("p1", "p2", "p3", "mx")]
+    calibrated = client.post(f"/api/tables/{table_id}/camera/calibrate", headers=STAFF,
+                             json={"hub": mt_script.calibration.hub, "taps": taps})
+    assert calibrated.status_code == 200
+    assert cameras.setting(table_id)["calibration"]["slots"]["p3"] == list(taps[2])
     off = client.put(f"/api/tables/{table_id}/camera", json={"source": None}, headers=STAFF)
     assert off.status_code == 200 and off.get_json()["setting"] is None
     assert "camera" not in tables.view(table_id)["status"]

@@ -53,7 +53,7 @@ def test_the_demo_plays_its_video_into_the_demo_table(tmp_path):
         moves = [e.payload["move"] for e in tables.store.events(demo.table_id)
                  if e.source == "camera"]
         assert moves == script.moves
-        assert (tmp_path / "camera-demo.mp4").stat().st_size > 0
+        assert (tmp_path / "camera-demo-v1.mp4").stat().st_size > 0
         view = tables.view(demo.table_id)
         assert view["name"] == "Camera demo" and [m["move"] for m in view["moves"]] == script.moves
     finally:
