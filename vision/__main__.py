@@ -92,7 +92,7 @@ def _cmd_stages(args: argparse.Namespace) -> int:
     for name, picture in stage_images(image, Params(set_size=parse_set(args.set)),
                                       args.width).items():
         path = os.path.join(args.out, f"{stem}-{name}.jpg")
-        cv2.imwrite(path, picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        cv2.imwrite(path, picture, [cv2.IMWRITE_JPEG_QUALITY, 60 if name.endswith("ink") else 75])
         print(path)
     return 0
 
