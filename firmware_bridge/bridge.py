@@ -83,8 +83,9 @@ class HubLink:
         self.decoder = p.Decoder(log)
         self.stats: Counter[str] = Counter()
         self.broker = None
-        self._on_event = on_event or self.events.put
+        self.on_event: Callable[[HubEvent], None] = on_event or self.events.put
         self._lock = threading.RLock()
+        self._outbox: deque[HubEvent] = deque()  # events to deliver outside the lock
         prefix = id_prefix or f"c{os.getpid() % 10000:04d}{int(time.time()) % 100000:05d}"
         self._ids = (f"{prefix}-{n}" for n in itertools.count(1))
         self._client_args: dict[str, Any] = {
@@ -167,11 +168,18 @@ class HubLink:
         return self.hubs[hub]
 
     def _emit(self, kind: str, hub: str, message: Any = None) -> None:
-        try:
-            self._on_event(HubEvent(kind, hub, message, time.time()))
-        except Exception:
-            self.stats["handler_errors"] += 1
-            log.exception("on_event failed for %s %s", kind, hub)
+        """Queue an event; `_flush` delivers it once the lock is released (so a handler may
+        call back into the link, or take its own locks, without a deadlock)."""
+        self._outbox.append(HubEvent(kind, hub, message, time.time()))
+
+    def _flush(self) -> None:
+        while self._outbox:
+            event = self._outbox.popleft()
+            try:
+                self.on_event(event)
+            except Exception:  # the owner's bug must not stop the link
+                self.stats["handler_errors"] += 1
+                log.exception("on_event failed for %s %s", event.kind, event.hub)
 
     def _disconnected(self) -> None:
         self.stats["disconnects"] += 1
@@ -194,6 +202,12 @@ class HubLink:
         self.stats["scenes_sent"] += 1
 
     def _tick(self) -> None:
+        try:
+            self._check_hubs()
+        finally:
+            self._flush()
+
+    def _check_hubs(self) -> None:
         now = time.monotonic()
         with self._lock:
             for view in self.hubs.values():
@@ -209,6 +223,12 @@ class HubLink:
                     self._send_desired(view)
 
     def _message(self, topic: str, payload: bytes) -> None:
+        try:
+            self._handle(topic, payload)
+        finally:
+            self._flush()
+
+    def _handle(self, topic: str, payload: bytes) -> None:
         decoded = self.decoder(topic, payload)
         if decoded is None:
             return

@@ -108,7 +108,7 @@ def test_a_silent_hub_is_declared_offline_after_one_and_a_half_keepalive(link):
 def test_a_raising_handler_and_a_bad_payload_are_counted_not_fatal(link):
     def boom(event):
         raise RuntimeError("bug")
-    link._on_event = boom
+    link.on_event = boom
     bring_online(link)
     assert link.stats["handler_errors"] == 3
     inject(link, "evt/marker", b"{not json")
@@ -142,3 +142,21 @@ def test_an_unchanged_scene_is_not_sent_again_but_an_alert_is(link):
     a = link.send_scene(HUB, p.Scene(turn="p1", alert="MT-8"))
     b = link.send_scene(HUB, p.Scene(turn="p1", alert="MT-8"))
     assert len({first, a, b}) == 3 and len(link.sent) == 3
+
+
+def test_events_are_delivered_outside_the_links_lock(link):
+    import threading
+    held = []
+
+    def handler(event):  # another thread must be able to take the lock meanwhile
+        def other():
+            got = link._lock.acquire(timeout=1)
+            held.append(got)
+            if got:
+                link._lock.release()
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+    link.on_event = handler
+    bring_online(link)
+    assert held == [True, True, True]
