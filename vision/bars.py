@@ -128,6 +128,8 @@ def bar_candidates(mask: np.ndarray, polarity: int, params: Params,
     ok = diag2 >= (0.9 * params.bar_min_length_px) ** 2
     ok &= diag2 / np.maximum(area, 1) >= 0.8 * params.bar_min_elongation
     ok &= area >= 6
+    # no bar is longer than half the frame (that tile would not fit): table stripes are
+    ok &= diag2 <= (0.5 * max(mask.shape)) ** 2
     ok[0] = False
     if not ok.any():
         return []

@@ -41,7 +41,7 @@ class Params:
     #: bar length as a fraction of tile width (prior, refined from the face extent).
     bar_to_width: float = 0.74
     #: grey levels the bar must be darker than the face strips on both sides of it.
-    bar_min_quick_contrast: float = 30.0
+    bar_min_quick_contrast: float = 45.0
     #: the weaker side's contrast must be at least this fraction of the stronger side's.
     bar_side_balance: float = 0.45
     #: just past both bar ends the face must be at least this fraction of the side contrast.

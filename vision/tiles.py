@@ -34,9 +34,11 @@ def _first_edge(profile: np.ndarray, start: int, stop: int, window: int, level: 
     n = len(profile)
     if start >= n:
         return None
-    padded = np.concatenate([profile, np.zeros(window, profile.dtype)])
-    runmax = np.lib.stride_tricks.sliding_window_view(padded, window)[:n].max(axis=1)
-    hits = np.nonzero(runmax[start:min(stop, n)] < level)[0]
+    # running maximum over [i, i + window) (past the end: what is left of the window)
+    runmax = cv2.dilate(profile.astype(np.float32).reshape(1, -1),
+                        np.ones((1, window), np.uint8), anchor=(0, 0),
+                        borderType=cv2.BORDER_CONSTANT, borderValue=0).ravel()
+    hits = np.flatnonzero(runmax[start:min(stop, n)] < level)
     return int(start + hits[0]) if len(hits) else None
 
 
