@@ -80,7 +80,7 @@ def tablet_status(status: dict, table_id: int) -> dict:
         text += f" · {len(status['questions'])} question(s)"
     if status.get("problems"):
         text += f" · {len(status['problems'])} problem(s)"
-    if not online and status.get("message"):
+    if state in ("unavailable", "reconnecting", "failed") and status.get("message"):
         text += f" — {status['message']}"
     base = f"/api/tables/{table_id}/camera"
     return {"online": online, "text": text, "state": state, "message": status.get("message"),
