@@ -97,7 +97,6 @@ def run_phase(url: str, hubs: int, seconds: float = 4.0, rate: float = 200.0,
         if len(probe.online) < hubs:
             raise RuntimeError(f"only {len(probe.online)} of {hubs} hubs came online")
         time.sleep(0.5)  # let the births settle
-        scenes = [p.Scene(turn=f"p{1 + i % 8}", open=("mx",)) for i in range(8)]
         interval = 1.0 / rate
         n = int(seconds * rate)
         start = time.perf_counter()
@@ -108,7 +107,9 @@ def run_phase(url: str, hubs: int, seconds: float = 4.0, rate: float = 200.0,
                 time.sleep(delay)
             hub = names[i % hubs]
             with probe.lock:
-                cmd_id = link.send_scene(hub, scenes[i % len(scenes)])
+                # every scene differs (fx tag), or HubLink would not send an unchanged one
+                scene = p.Scene(turn=f"p{1 + i % 8}", open=("mx",), fx=f"bench-{i}")
+                cmd_id = link.send_scene(hub, scene)
                 probe.sent[cmd_id] = time.perf_counter()
         with probe.lock:
             probe.acked.wait_for(lambda: not probe.sent, timeout=10)
