@@ -20,6 +20,8 @@ class Params:
     set_size: int | None = None
     #: frames whose long side exceeds this are downscaled before segmentation (pixels).
     work_max_side_px: int = 2000
+    #: smaller frames (thumbnails) are upscaled to this long side first.
+    work_min_side_px: int = 600
     #: images with more pixels than this are refused with ``ValueError``.
     max_pixels: int = 40_000_000
 

@@ -18,9 +18,11 @@ from .tiles import TileHypothesis, read_tile
 def _working_image(image: np.ndarray, params: Params) -> tuple[np.ndarray, float]:
     h, w = image.shape[:2]
     scale = min(1.0, params.work_max_side_px / max(h, w))
-    if scale < 1.0:
+    if max(h, w) < params.work_min_side_px:  # thumbnails: give the masks room to work
+        scale = params.work_min_side_px / max(h, w)
+    if scale != 1.0:
         image = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))),
-                           interpolation=cv2.INTER_AREA)
+                           interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
     return image, scale
 
 
