@@ -77,10 +77,11 @@ def answer(table_id: int):
         raise CommandError("invalid", 'send {"question": "q3", "move": "9-6>p1" or "ignore"}',
                            status=400)
     worker = worker_for(table_id)
-    if data["question"] not in worker.tracker.questions:
+    question = worker.tracker.questions.get(data["question"])
+    if question is None:
         raise CommandError("unknown_question", "That camera question is no longer open.",
                            status=404)
-    if data["move"] != "ignore" and data["move"] not in worker.tracker.questions[data["question"]].candidates:
+    if data["move"] != "ignore" and data["move"] not in question.candidates:
         raise CommandError("invalid", "move must be one of the question's candidates or ignore")
     if not worker.answer(data["question"], data["move"]):
         raise CommandError("busy", "The camera is busy; try again in a moment.", status=503)

@@ -78,6 +78,7 @@ class CameraWorker:
         self.moves: list[str] = []
         self.dropped = 0  # frames skipped to keep up with a live camera
         self._latest: queue.Queue = queue.Queue(1)
+        self._tracker_status: dict = self.tracker.status()
         self._grabber: threading.Thread | None = None
 
     # -- thread control ---------------------------------------------------------------
@@ -239,6 +240,7 @@ class CameraWorker:
 
     # -- what the tablet reads --------------------------------------------------------
     def _redraw(self) -> None:
+        self._snapshot()
         frame = self.tracker.last_frame
         if frame is None:
             return
@@ -289,8 +291,15 @@ class CameraWorker:
             "settle_ms": round(lat[len(lat) // 2], 1) if lat else None,
             "running": self.running,
         }
-        out.update(self.tracker.status())
+        with self._lock:
+            out.update(self._tracker_status)
         return out
+
+    def _snapshot(self) -> None:
+        """Copy the tracker's status (worker thread only), for readers on other threads."""
+        snapshot = self.tracker.status()
+        with self._lock:
+            self._tracker_status = snapshot
 
     def _push(self, force: bool = False) -> None:
         if self.on_status is None:

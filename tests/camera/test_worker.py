@@ -134,3 +134,35 @@ def test_a_move_entered_on_the_tablet_first_is_not_posted_again(mt_script):
     feed(worker, mt_script.frames())
     assert table.accepted == mt_script.moves  # the first one once, from the tablet
     assert table.refused == [] and table.problems == []
+
+
+def _with_extra(script, *actions):
+    from dataclasses import replace as dc_replace
+
+    return dc_replace(script, actions=list(script.actions) + list(actions))
+
+
+def test_a_tile_moved_away_from_its_train_is_a_problem_not_a_move():
+    script = mexican_train(players=3, plays=3, seed=0, nudge=False)
+    # the first tile played (index 1: the engine is 0) is carried 250 px down the table
+    moved = _with_extra(script, Action("nudge", index=1, offset=(0.0, 250.0, 90.0),
+                                       seat=(640.0, 720.0)))
+    table = LocalTable(script.game, script.players, script.options)
+    worker = CameraWorker("0", table, script.calibration, params=SYNC)
+    feed(worker, moved.frames())
+    assert table.accepted == script.moves
+    assert [(p.kind, p.tile) for p in table.problems] == [("moved", script.moves[0].split(">")[0])]
+    assert "put it back" in table.problems[0].text
+
+
+def test_a_second_copy_of_a_tile_on_the_table_is_a_problem():
+    script = mexican_train(players=3, plays=3, seed=0, nudge=False)
+    first = script.actions[0].placement
+    copy = Placement(first.pair, (first.centre[0], 620.0), 90.0)
+    doubled = _with_extra(script, Action("place", copy, seat=(640.0, 720.0)))
+    table = LocalTable(script.game, script.players, script.options)
+    worker = CameraWorker("0", table, script.calibration, params=SYNC)
+    feed(worker, doubled.frames())
+    assert table.accepted == script.moves and table.refused == []
+    assert [p.kind for p in table.problems] == ["duplicate"]
+    assert "misread" in table.problems[0].text
