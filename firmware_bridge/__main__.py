@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "broker":
         from .broker import start_local_broker
+        import signal
+        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
         broker = start_local_broker(args.dir)
         print(f"broker on {broker.url}; Ctrl-C stops", flush=True)
         try:

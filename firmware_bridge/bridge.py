@@ -245,7 +245,7 @@ class HubLink:
             view.last_seen = time.monotonic()
             if decoded.kind == "info":
                 view.info = msg
-                self._boot(view, msg.boot)
+                self._boot(view, msg.boot, authoritative=True)
                 self._emit("info", hub, msg)
                 return
             if not self._sequence(view, msg):
@@ -274,11 +274,12 @@ class HubLink:
             view.acked = False
             self._send_desired(view)
 
-    def _boot(self, view: HubView, boot: int) -> bool:
-        """Track the hub's boot; a new one resets seq and clock; True if it changed."""
+    def _boot(self, view: HubView, boot: int, authoritative: bool = False) -> bool:
+        """Track the hub's boot; a new one resets seq and clock; True if it changed.
+        `info` is authoritative: a lower boot there means the hub's counter was reset."""
         if view.boot == boot:
             return False
-        new_boot = view.boot is not None and boot > view.boot
+        new_boot = view.boot is not None and (boot > view.boot or authoritative)
         if view.boot is None or new_boot:
             view.boot, view.seq, view.clock_offset = boot, None, None
         if new_boot and view.desired:

@@ -19,6 +19,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -120,6 +121,22 @@ def write_venue_config(hubs: list[str], out_dir: str | Path, port: int = 1883,
     return creds
 
 
+def _die_with_parent():
+    """On Linux, from the main thread: the child broker gets SIGTERM when we die, so a killed
+    companion leaves no orphan mosquitto (PR_SET_PDEATHSIG fires when the spawning *thread*
+    ends, hence main thread only)."""
+    if sys.platform != "linux" or threading.current_thread() is not threading.main_thread():
+        return None
+
+    def set_pdeathsig() -> None:
+        import ctypes
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+    return set_pdeathsig
+
+
 class MosquittoBroker:
     """A mosquitto child process on 127.0.0.1:<free port> with persistence in `workdir`.
     `acl`: optional (users -> passwords) to enforce the venue ACL in tests."""
@@ -151,7 +168,8 @@ class MosquittoBroker:
 
     def start(self) -> MosquittoBroker:
         self.proc = subprocess.Popen([self.binary, "-c", str(self.conf)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     preexec_fn=_die_with_parent())
         try:
             wait_port(self.port)
         except TimeoutError:

@@ -160,3 +160,13 @@ def test_events_are_delivered_outside_the_links_lock(link):
     link.on_event = handler
     bring_online(link)
     assert held == [True, True, True]
+
+
+def test_info_with_a_lower_boot_means_the_counter_was_reset(link):
+    bring_online(link, boot=9)
+    link.send_scene(HUB, p.Scene(turn="p1"))
+    link.sent.clear()
+    inject(link, "info", {"v": 1, "hub": HUB, "fw": "2", "hw": "x", "boot": 1})
+    assert link.hubs[HUB].boot == 1 and topics(link) == [["cmd", "scene"]]
+    inject(link, "state", {"v": 1, "boot": 1, "seq": 1})
+    assert link.hubs[HUB].seq == 1
