@@ -47,8 +47,9 @@ def main(argv: list[str] | None = None) -> int:
               f"({len(creds) - 1} hubs + companion); run: mosquitto -c {args.out}/mosquitto.conf")
         return 0
     if args.command == "broker":
-        from .broker import start_local_broker
         import signal
+
+        from .broker import start_local_broker
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
         broker = start_local_broker(args.dir)
         print(f"broker on {broker.url}; Ctrl-C stops", flush=True)

@@ -127,13 +127,14 @@ def _die_with_parent():
     ends, hence main thread only)."""
     if sys.platform != "linux" or threading.current_thread() is not threading.main_thread():
         return None
+    import ctypes
+    try:
+        prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl  # resolved before the fork
+    except (OSError, AttributeError):
+        return None
 
-    def set_pdeathsig() -> None:
-        import ctypes
-        try:
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-        except OSError:
-            pass
+    def set_pdeathsig() -> None:  # runs in the child: one C call, no imports, no locks
+        prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
     return set_pdeathsig
 
 
@@ -169,7 +170,7 @@ class MosquittoBroker:
     def start(self) -> MosquittoBroker:
         self.proc = subprocess.Popen([self.binary, "-c", str(self.conf)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     preexec_fn=_die_with_parent())
+                                     preexec_fn=_die_with_parent())  # noqa: PLW1509
         try:
             wait_port(self.port)
         except TimeoutError:
