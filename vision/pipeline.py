@@ -49,6 +49,26 @@ def _suppress(hyps: list[TileHypothesis], params: Params) -> list[TileHypothesis
     return kept
 
 
+def _reread_with_consensus_width(work: np.ndarray, hyps: list[TileHypothesis], params: Params
+                                 ) -> list[TileHypothesis]:
+    """One set of tiles has one bar-to-width ratio. Tiles that read well with both long
+    sides measured give it; a tile that touches others along its long sides (its width
+    ran on) or read poorly is read again with that ratio."""
+    good = [h.debug["ratio"] for h in hyps
+            if h.confidence >= 0.8 and h.debug["width_measured"] and h.debug["measured"] >= 3]
+    if len(good) < 3:
+        return hyps
+    ratio = float(np.median(good))
+    out = []
+    for hyp in hyps:
+        if hyp.confidence < 0.8 or abs(hyp.debug["ratio"] - ratio) > 0.1 * ratio:
+            again = read_tile(work, None, hyp.bar, params, ratio_hint=ratio, fixed_width=True)
+            if again is not None and again.confidence > hyp.confidence:
+                hyp = again
+        out.append(hyp)
+    return out
+
+
 def detect(image: np.ndarray, params: Params) -> tuple[list[TileHypothesis], dict]:
     """All stages on a validated image; returns hypotheses in working pixels and stage data."""
     work, scale = _working_image(image, params)
@@ -60,11 +80,9 @@ def detect(image: np.ndarray, params: Params) -> tuple[list[TileHypothesis], dic
         work, (int(round(w * det_scale)), int(round(h * det_scale))),
         interpolation=cv2.INTER_LINEAR if det_scale >= 0.5 else cv2.INTER_AREA)
     bars = [b.scaled(1.0 / det_scale) for b in find_bars(det, params)]
-    hyps = []
-    for bar in bars:
-        hyp = read_tile(work, None, bar, params)
-        if hyp is not None and hyp.confidence >= params.drop_confidence:
-            hyps.append(hyp)
+    hyps = [h for h in (read_tile(work, None, bar, params) for bar in bars) if h is not None]
+    hyps = _reread_with_consensus_width(work, hyps, params)
+    hyps = [h for h in hyps if h.confidence >= params.drop_confidence]
     kept = _suppress(hyps, params)
     if len(kept) >= 3:
         # scale reference: tiles whose face edges were all measured and that read well

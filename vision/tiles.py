@@ -27,6 +27,7 @@ class TileHypothesis:
     width_px: float  # tile width in working pixels
     polarity: int
     debug: dict
+    bar: Bar | None = None
 
 
 def _first_edge(profile: np.ndarray, start: int, stop: int, window: int, level: float) -> int | None:
@@ -148,7 +149,8 @@ def _ink_distance(image: np.ndarray, matrix: np.ndarray, size: tuple[int, int], 
 
 
 def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Params,
-              ratio_hint: float | None = None) -> TileHypothesis | None:
+              ratio_hint: float | None = None, fixed_width: bool = False
+              ) -> TileHypothesis | None:
     """Test the tile hypothesis of one bar; ``None`` when it is not a tile face.
 
     A coarse probe (``probe_width_px`` per tile width) finds the face colour, the bar
@@ -194,8 +196,10 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     prof_u = facemask[rows].mean(axis=0)
     lc = ratio * cp
     lo_u, hi_u = (int(0.5 * f * lc) for f in params.width_extent_range)
-    right = _first_edge(prof_u[mu:], lo_u, hi_u, win, params.edge_face_fraction)
-    left = _first_edge(prof_u[:mu][::-1], lo_u, hi_u, win, params.edge_face_fraction)
+    right = left = None
+    if not fixed_width:  # else: the width is bar length / ratio_hint
+        right = _first_edge(prof_u[mu:], lo_u, hi_u, win, params.edge_face_fraction)
+        left = _first_edge(prof_u[:mu][::-1], lo_u, hi_u, win, params.edge_face_fraction)
     measured = sum(v is not None for v in (up, down, left, right))
     half_w = 0.5 * cp
     if left is not None and right is not None:
@@ -262,6 +266,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
             or corners[:, 0].max() > w - 1 + slack or corners[:, 1].max() > h - 1 + slack):
         confidence *= 0.3
     debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": measured,
-             "strokes": strokes, "merges": merges, "ratio": bar.length * s / max(1, width)}
+             "strokes": strokes, "merges": merges, "ratio": bar.length * s / max(1, width),
+             "width_measured": left is not None and right is not None}
     return TileHypothesis((counts[0], counts[1]), corners, float(np.clip(confidence, 0, 1)),
-                          width / s, bar.polarity, debug)
+                          width / s, bar.polarity, debug, bar)
