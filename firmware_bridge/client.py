@@ -111,17 +111,23 @@ class MqttClient:
             pass
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
-        if not reason_code.is_failure:
-            self.connected.set()
-        self._put(("connect", bool(getattr(flags, "session_present", False)),
-                   str(reason_code)))
+        try:
+            if not reason_code.is_failure:
+                self.connected.set()
+            self._put(("connect", bool(getattr(flags, "session_present", False)),
+                       str(reason_code)))
+        except Exception:  # noqa: BLE001 - never into paho's thread
+            self.stats["callback_errors"] += 1
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         self.connected.clear()
         self._put(("disconnect",))
 
     def _on_message(self, client, userdata, message) -> None:
-        self._put(("message", message.topic, bytes(message.payload)))
+        try:
+            self._put(("message", message.topic, bytes(message.payload)))
+        except Exception:  # noqa: BLE001 - e.g. a topic that is not UTF-8
+            self.stats["callback_errors"] += 1
 
     # -- lifecycle
     def start(self) -> None:

@@ -151,6 +151,24 @@ def test_firmware_acks_a_repeat_without_applying_it_and_ignores_expired(broker, 
         "EVENT scene c-twice"]
 
 
+def test_frozen_firmware_is_reported_offline_within_one_and_a_half_keepalive(
+        broker, make_link, tmp_path):
+    cfg = {"hub": "h-fw2", "host": "127.0.0.1", "port": broker.port, "keepalive": 2}
+    (tmp_path / "fw2.json").write_text(json.dumps(cfg))
+    dev = Device(tmp_path / "fw2.json")
+    try:
+        link = make_link(broker.url)
+        dev.expect("EVENT online")
+        wait_until(lambda: link.recorder.of("online", "h-fw2") and link.hubs["h-fw2"].info)
+        dev.send("freeze 1")
+        dev.expect("EVENT frozen")
+        start = time.monotonic()
+        wait_until(lambda: link.recorder.of("offline", "h-fw2"), timeout=1.5 * 2 + 1)
+        assert time.monotonic() - start <= 1.5 * 2 + 1
+    finally:
+        dev.close()
+
+
 def test_esp32_seam_and_device_entry_load_under_micropython(tmp_path):
     """esp32.py against stand-in machine/neopixel/network modules; main.py compiles."""
     (tmp_path / "machine.py").write_text(
