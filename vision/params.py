@@ -99,6 +99,8 @@ class Params:
     specks_per_stroke: int = 4
 
     # --- confidence ---
+    #: confidence factor per stroke (non-pip ink) inside the halves, up to three.
+    stroke_penalty: float = 0.6
     #: hypotheses below this are not tiles at all and are dropped.
     drop_confidence: float = 0.2
     #: tiles below this confidence are reported as low-confidence and left out of totals.

@@ -245,7 +245,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         merges += mg
     confidence = 0.9 if bar.joined else 1.0  # whole bars win ties against joined pieces
     if strokes:
-        confidence *= 0.35 ** min(strokes, 2)
+        confidence *= params.stroke_penalty ** min(strokes, 3)
     confidence *= 0.8 ** merges
     limit = params.set_size or 18
     if max(counts) > limit:
