@@ -24,6 +24,7 @@ import itertools
 import logging
 import os
 import queue
+import secrets
 import threading
 import time
 from collections import Counter, deque
@@ -86,7 +87,8 @@ class HubLink:
         self.on_event: Callable[[HubEvent], None] = on_event or self.events.put
         self._lock = threading.RLock()
         self._outbox: deque[HubEvent] = deque()  # events to deliver outside the lock
-        prefix = id_prefix or f"c{os.getpid() % 10000:04d}{int(time.time()) % 100000:05d}"
+        # unique across restarts: a hub acks a remembered id without applying it again
+        prefix = id_prefix or f"c{int(time.time()):x}{secrets.token_hex(2)}"
         self._ids = (f"{prefix}-{n}" for n in itertools.count(1))
         self._client_args: dict[str, Any] = {
             "client_id": f"companion-{instance}", "keepalive": keepalive,
