@@ -62,7 +62,7 @@ class Params:
     #: a pixel belongs to the face when its Lab distance to the face colour is below this.
     face_max_distance: float = 38.0
     #: fraction of the (inset) tile that must be face-coloured.
-    face_min_fraction: float = 0.55
+    face_min_fraction: float = 0.45
     #: searched face extent along the long axis, per half, as a fraction of W.
     half_extent_range: tuple[float, float] = (0.6, 1.25)
     #: searched face extent across (full width) as a multiple of the bar length.
