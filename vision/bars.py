@@ -108,7 +108,10 @@ def bar_contrasts(channel: np.ndarray, centre: np.ndarray, direction: np.ndarray
     side_a, side_b = sides[0] - bar, sides[1] - bar
     low, high = np.minimum(side_a, side_b), np.maximum(side_a, side_b)
     end_low = np.minimum(ends[0], ends[1]) - bar
-    ok = (low >= params.bar_side_balance * high) & (end_low >= params.bar_end_contrast * low)
+    # a very dark bar on a bright face needs no bright ends: seen at an angle, a bar
+    # reaches the (foreshortened) edges of its tile
+    ends_ok = (end_low >= params.bar_end_contrast * low) | (low >= params.bar_sure_contrast)
+    ok = (low >= params.bar_side_balance * high) & ends_ok
     return np.where(ok, low, 0.0)
 
 

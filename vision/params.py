@@ -48,6 +48,8 @@ class Params:
     bar_side_balance: float = 0.45
     #: just past both bar ends the face must be at least this fraction of the side contrast.
     bar_end_contrast: float = 0.5
+    #: bars at least this much darker than the face beside them skip the end test.
+    bar_sure_contrast: float = 110.0
     #: at most this many candidates (highest contrast first) are read per frame.
     max_bars: int = 250
     #: collinear bar pieces (a bar split by a metal pin) are joined when the gap is below
