@@ -178,6 +178,9 @@ def _draw_tile(img, centre, angle, tw, pair, spec, rng) -> np.ndarray:
     p, q = pt(-0.37 * tw, 0), pt(0.37 * tw, 0)
     thick = max(1, int(round(0.055 * tw)))
     cv2.line(img, tuple(_to_fixed(p)), tuple(_to_fixed(q)), bar_colour, thick, cv2.LINE_AA, 4)
+    if spec.extra.get("pin"):  # a brass pin in the middle of the bar, as some sets have
+        cv2.circle(img, tuple(_to_fixed(centre)), int(round(0.07 * tw * 16)), (120, 190, 215),
+                   -1, cv2.LINE_AA, 4)
     for half, n in enumerate(pair):
         r = pip_radius(n) * tw
         for x, y in pip_layout(n):

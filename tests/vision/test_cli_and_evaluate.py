@@ -127,3 +127,13 @@ def test_library_imports_no_io_frameworks():
                 assert mod.split(".")[0] not in banned, f"{name} imports {mod}"
             if isinstance(node, ast.Attribute) and node.attr in ("imwrite", "imshow"):
                 pytest.fail(f"{name} calls cv2.{node.attr} (library code writes no files)")
+
+
+def test_stages_writes_one_picture_per_stage(frames, tmp_path):
+    folder, _ = frames
+    out = run_cli("stages", str(folder / "frame0.png"), "--out", str(tmp_path), "--width", "320")
+    assert out.returncode == 0, out.stderr
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [f"frame0-{s}.jpg" for s in ("1-ink", "2-bars", "3-tiles", "4-halves",
+                                                 "5-result")]
+    assert all(cv2.imread(str(tmp_path / n)).shape[1] <= 320 for n in names)

@@ -136,3 +136,19 @@ def test_set_size_makes_impossible_counts_low_confidence():
     assert [t.pair for t in obs.confident] == [(2, 3)]
     assert obs.low_confidence == 1
     assert obs.total == 5
+
+
+def test_bars_cut_by_a_metal_pin():
+    read_exactly(RenderSpec(n_tiles=10, set_size=6, seed=3, background="cloth",
+                            extra={"pin": True}))
+
+
+def test_thumbnail_sized_frame():
+    read_exactly(RenderSpec(tiles=[(2, 5)], n_tiles=1, width=120, height=90, seed=1,
+                            background="wood"))
+
+
+def test_same_reading_after_rotating_the_frame():
+    image, truth = render_table(RenderSpec(n_tiles=8, set_size=9, pips="colour", seed=13))
+    reads = [pairs(scan(np.ascontiguousarray(np.rot90(image, k))).confident) for k in range(4)]
+    assert all(r == pairs(truth) for r in reads)
