@@ -13,7 +13,7 @@ def annotate(image: np.ndarray, observation: Observation) -> np.ndarray:
     its half line and its value drawn."""
     out = image.copy()
     scale = max(image.shape[:2]) / 1000.0
-    thick = max(1, int(round(2 * scale)))
+    thick = max(1, round(2 * scale))
     for tile in observation.tiles:
         pts = np.array(tile.corners, np.float32)
         ok = tile.confidence >= observation.min_confidence

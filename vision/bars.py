@@ -26,7 +26,7 @@ class Bar:
     contrast: float = 255.0  # grey levels between the bar and the face beside it
     joined: bool = False  # made of two collinear pieces (a bar cut by a pin)
 
-    def scaled(self, factor: float) -> "Bar":
+    def scaled(self, factor: float) -> Bar:
         return Bar(self.centre * factor, self.direction, self.length * factor,
                    self.thickness * factor, self.polarity, self.contrast, self.joined)
 

@@ -19,7 +19,8 @@ DEFAULT_MAX_PIXELS = 40_000_000
 def validate_image(image: object, name: str = "image", max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
     """Return ``image`` unchanged if it is an (H, W, 3) uint8 BGR array, else raise."""
     if not isinstance(image, np.ndarray):
-        raise ValueError(f"{name} must be a numpy array (H, W, 3) uint8 BGR, got {type(image).__name__}")
+        raise ValueError(  # noqa: TRY004 - one error type for all bad input (STYLE.md 5, 8)
+            f"{name} must be a numpy array (H, W, 3) uint8 BGR, got {type(image).__name__}")
     if image.dtype != np.uint8:
         raise ValueError(
             f"{name} must have dtype uint8, got {image.dtype} (convert 16-bit images with image >> 8)"

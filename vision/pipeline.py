@@ -21,7 +21,7 @@ def _working_image(image: np.ndarray, params: Params) -> tuple[np.ndarray, float
     if max(h, w) < params.work_min_side_px:  # thumbnails: give the masks room to work
         scale = params.work_min_side_px / max(h, w)
     if scale != 1.0:
-        image = cv2.resize(image, (int(round(w * scale)), int(round(h * scale))),
+        image = cv2.resize(image, (round(w * scale), round(h * scale)),
                            interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
     return image, scale
 
@@ -77,7 +77,7 @@ def detect(image: np.ndarray, params: Params) -> tuple[list[TileHypothesis], dic
     if det_scale > 0.85:  # not worth a resize
         det_scale = 1.0
     det = work if det_scale == 1.0 else cv2.resize(
-        work, (int(round(w * det_scale)), int(round(h * det_scale))),
+        work, (round(w * det_scale), round(h * det_scale)),
         interpolation=cv2.INTER_LINEAR if det_scale >= 0.5 else cv2.INTER_AREA)
     bars = [b.scaled(1.0 / det_scale) for b in find_bars(det, params)]
     hyps = [h for h in (read_tile(work, None, bar, params) for bar in bars) if h is not None]

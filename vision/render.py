@@ -176,10 +176,10 @@ def _draw_tile(img, centre, angle, tw, pair, spec, rng) -> np.ndarray:
     ink_dark = (25, 25, 25) if spec.face != "black" else (235, 235, 235)
     bar_colour = ink_dark if spec.face != "pink" else (40, 200, 230)
     p, q = pt(-0.37 * tw, 0), pt(0.37 * tw, 0)
-    thick = max(1, int(round(0.055 * tw)))
+    thick = max(1, round(0.055 * tw))
     cv2.line(img, tuple(_to_fixed(p)), tuple(_to_fixed(q)), bar_colour, thick, cv2.LINE_AA, 4)
     if spec.extra.get("pin"):  # a brass pin in the middle of the bar, as some sets have
-        cv2.circle(img, tuple(_to_fixed(centre)), int(round(0.07 * tw * 16)), (120, 190, 215),
+        cv2.circle(img, tuple(_to_fixed(centre)), round(0.07 * tw * 16), (120, 190, 215),
                    -1, cv2.LINE_AA, 4)
     for half, n in enumerate(pair):
         r = pip_radius(n) * tw
@@ -194,7 +194,7 @@ def _draw_tile(img, centre, angle, tw, pair, spec, rng) -> np.ndarray:
                 colour = (40, 200, 230)
             else:
                 colour = (25, 25, 25)
-            cv2.circle(img, tuple(_to_fixed(pt(u, v))), int(round(r * 16)), colour, -1,
+            cv2.circle(img, tuple(_to_fixed(pt(u, v))), round(r * 16), colour, -1,
                        cv2.LINE_AA, 4)
     return corners
 

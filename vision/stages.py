@@ -19,7 +19,7 @@ def _fit(image: np.ndarray, width: int) -> np.ndarray:
     h, w = image.shape[:2]
     if w <= width:
         return image
-    return cv2.resize(image, (width, int(round(h * width / w))), interpolation=cv2.INTER_AREA)
+    return cv2.resize(image, (width, round(h * width / w)), interpolation=cv2.INTER_AREA)
 
 
 def stage_images(image: np.ndarray, params: Params | None = None, width: int = 640
@@ -28,7 +28,6 @@ def stage_images(image: np.ndarray, params: Params | None = None, width: int = 6
     params = params or Params()
     kept, stages = detect(image, params)
     work = stages["work"]
-    scale = stages["scale"]
     out = {}
     masks = ink_masks(work, params, ink_channels(work))
     ink = np.zeros_like(work)
@@ -37,7 +36,7 @@ def stage_images(image: np.ndarray, params: Params | None = None, width: int = 6
     out["1-ink"] = _fit(ink, width)
     dim = (work * 0.45).astype(np.uint8)
     bars_img = dim.copy()
-    thick = max(1, int(round(max(work.shape[:2]) / 500)))
+    thick = max(1, round(max(work.shape[:2]) / 500))
     for bar in stages["bars"]:
         d = bar.direction * bar.length / 2
         colour = (0, 0, 255) if bar.polarity == 0 else (255, 0, 255)
@@ -58,10 +57,9 @@ def stage_images(image: np.ndarray, params: Params | None = None, width: int = 6
     for hyp in kept[:24]:
         pts = hyp.corners
         halves = []
-        for a, b, e in ((pts[0], pts[1], 0), (pts[3], pts[2], 1)):
-            mid0 = (pts[0] + pts[3]) / 2
-            mid1 = (pts[1] + pts[2]) / 2
-            src = np.float32([mid0, mid1, a]) if e == 0 else np.float32([mid0, mid1, a])
+        mid0, mid1 = (pts[0] + pts[3]) / 2, (pts[1] + pts[2]) / 2  # the half line
+        for outer in (pts[0], pts[3]):
+            src = np.float32([mid0, mid1, outer])
             dst = np.float32([[0, 0], [c, 0], [0, c]])
             matrix = cv2.getAffineTransform(dst, src)
             patch = cv2.warpAffine(work, matrix, (c, c), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
@@ -83,5 +81,4 @@ def stage_images(image: np.ndarray, params: Params | None = None, width: int = 6
         out["4-halves"] = _fit(np.vstack(rows), width)
     obs = scan(image, params)
     out["5-result"] = _fit(annotate(image, obs), width)
-    del scale
     return out

@@ -49,7 +49,7 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
     Returns count, pip areas, strokes, merges."""
     c = dist.shape[0]
     ink = dist > t_pip
-    margin = max(1, int(round(params.half_margin * c)))
+    margin = max(1, round(params.half_margin * c))
     ink[:band, :] = False
     ink[:, :margin] = False
     ink[:, c - margin :] = False
@@ -113,12 +113,12 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         k = 1
         if single and (a > params.pip_merge_area * single
                        or (elong >= 1.6 and a > 1.3 * single)):
-            k = max(2, int(round(a / single)))
+            k = max(2, round(a / single))
             merges += 1
         count += k
     for a, short in merged_areas:
         ref = single if single else 0.8 * short * short
-        count += max(1, int(round(a / ref)))
+        count += max(1, round(a / ref))
         merges += 1
     areas = [a for a, _ in areas]
     return count, areas, strokes + specks // params.specks_per_stroke, merges
@@ -170,8 +170,8 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     mu, mv = pw // 2, ph // 2
     q = int(0.3 * cp)
     # the strips just beside the bar are face in every layout (pips start at 0.15 W)
-    b0 = max(1, int(round(max(0.06 * cp, 0.5 * bar.thickness * s + 1))))
-    b1, bu = max(b0 + 2, int(round(0.13 * cp)) + 1), int(0.35 * cp)
+    b0 = max(1, round(max(0.06 * cp, 0.5 * bar.thickness * s + 1)))
+    b1, bu = max(b0 + 2, round(0.13 * cp) + 1), int(0.35 * cp)
     inner = np.concatenate([plab[mv - b1 : mv - b0, mu - bu : mu + bu],
                             plab[mv + b0 : mv + b1, mu - bu : mu + bu]], 0)
     face = np.median(inner.reshape(-1, 3), axis=0)
@@ -179,7 +179,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     dist = _norm3(diff)
     facemask = dist < params.face_max_distance
     # bar contrast and polarity
-    bt = max(0, int(round(min(0.025 * cp, 0.25 * bar.thickness * s))))
+    bt = max(0, round(min(0.025 * cp, 0.25 * bar.thickness * s)))
     bar_rows = slice(mv - bt, mv + bt + 1)
     bar_cols = slice(mu - int(0.25 * cp), mu + int(0.25 * cp))
     bar_contrast = float(np.median(dist[bar_rows, bar_cols]))
@@ -187,7 +187,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         return None
     dark_ink = float(np.median(plab[bar_rows, bar_cols, 0])) < face[0]
     # outline: where the face ends on each of the four sides
-    win = max(2, int(round(0.2 * cp)))
+    win = max(2, round(0.2 * cp))
     prof_v = facemask[:, mu - q : mu + q].mean(axis=1)
     lo_v, hi_v = (int(f * cp) for f in params.half_extent_range)
     down = _first_edge(prof_v[mv:], lo_v, hi_v, win, params.edge_face_fraction)
@@ -228,7 +228,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
                        [m[1, 0] * kx, m[1, 1] * ky, m[1, 0] * ox + m[1, 1] * oy + m[1, 2]]])
         halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
     counts, all_areas, strokes, merges = [], [], 0, 0
-    band = int(round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c)))
+    band = round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c))
     for half in halves:
         k, areas, st, mg = _count_half(half, band, params, t_pip)
         if st:  # broken glossy pips: retry with them repaired

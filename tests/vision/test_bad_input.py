@@ -91,7 +91,7 @@ def test_load_rejects_truncated_jpeg(tmp_path):
 
 def test_load_rejects_truncated_png(tmp_path):
     image, _ = render_table(RenderSpec(n_tiles=3, width=320, height=240))
-    ok, data = cv2.imencode(".png", image)
+    _ok, data = cv2.imencode(".png", image)
     path = tmp_path / "cut.png"
     path.write_bytes(data.tobytes()[: len(data) // 3])
     with pytest.raises(ValueError):
@@ -102,7 +102,7 @@ def test_load_converts_grey_and_16_bit_files(tmp_path):
     grey = np.full((64, 80), 200, np.uint8)
     deep = np.full((64, 80, 3), 50000, np.uint16)
     for name, arr in (("grey.png", grey), ("deep.png", deep)):
-        ok, data = cv2.imencode(".png", arr)
+        _ok, data = cv2.imencode(".png", arr)
         image = decode_image(data.tobytes(), name)
         assert image.shape == (64, 80, 3) and image.dtype == np.uint8
 

@@ -130,7 +130,7 @@ def test_input_not_modified():
 
 
 def test_set_size_makes_impossible_counts_low_confidence():
-    image, truth = render_table(RenderSpec(tiles=[(9, 9), (2, 3)], n_tiles=2, set_size=9,
+    image, _truth = render_table(RenderSpec(tiles=[(9, 9), (2, 3)], n_tiles=2, set_size=9,
                                            width=600, height=400, seed=12))
     obs = scan(image, set_size="double-6")
     assert [t.pair for t in obs.confident] == [(2, 3)]
