@@ -71,6 +71,8 @@ class MqttClient:
         self.keepalive = keepalive
         self.stats: Counter[str] = Counter() if stats is None else stats
         self.connected = threading.Event()
+        self.ready = threading.Event()  # connected and every subscription acknowledged
+        self._pending_subs: set[int] = set()
         self.inbox: queue.Queue = queue.Queue(maxsize=100_000)
         self._handlers = (on_connect, on_disconnect, on_message, on_tick)
         self._tick = tick
@@ -93,6 +95,7 @@ class MqttClient:
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_message = self._on_message
+        c.on_subscribe = self._on_subscribe
         c.on_socket_open = self._on_socket_open
         self._session_expiry = session_expiry
         self.paho = c
@@ -121,7 +124,11 @@ class MqttClient:
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         self.connected.clear()
+        self.ready.clear()
         self._put(("disconnect",))
+
+    def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
+        self._put(("suback", mid))
 
     def _on_message(self, client, userdata, message) -> None:
         try:
@@ -159,7 +166,8 @@ class MqttClient:
             self._thread.join(5)
 
     def wait_connected(self, timeout: float = 10.0) -> bool:
-        return self.connected.wait(timeout)
+        """True once connected with all subscriptions acknowledged by the broker."""
+        return self.ready.wait(timeout)
 
     def publish(self, out: Outgoing, expiry_s: float | None = None) -> bool:
         """Queue a publish (thread-safe). False when the bounded queue is full."""
@@ -190,11 +198,20 @@ class MqttClient:
                     on_message(item[1], item[2])
                 elif item[0] == "connect":
                     if self.connected.is_set():
+                        self._pending_subs = set()
                         for topic, qos in self.subscriptions:
-                            self.paho.subscribe(topic, qos)
+                            rc, mid = self.paho.subscribe(topic, qos)
+                            if rc == paho.MQTT_ERR_SUCCESS:
+                                self._pending_subs.add(mid)
+                        if not self._pending_subs:
+                            self.ready.set()
                         on_connect(item[1])
                     else:
                         log.warning("MQTT connect refused: %s", item[2])
+                elif item[0] == "suback":
+                    self._pending_subs.discard(item[1])
+                    if not self._pending_subs and self.connected.is_set():
+                        self.ready.set()
                 elif item[0] == "disconnect":
                     on_disconnect()
                 if time.monotonic() >= next_tick:
