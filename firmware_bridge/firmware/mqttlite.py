@@ -175,6 +175,7 @@ class MQTTClient:
                         pid = body[pos:pos + 2]
                         pos += 2
                         writer.write(_packet(PUBACK, 0, pid))
+                        self._wake.set()  # the sender drains what write() could not send
                     if self.on_message:
                         try:
                             self.on_message(topic, body[pos:])
@@ -213,6 +214,7 @@ class MQTTClient:
                 return
             writer.write(_packet(PINGREQ, 0, b""))
             self.last_tx = self._now()
+            self._wake.set()
 
     def _now(self):
         return self._ticks() if self._ticks else 0
