@@ -19,18 +19,18 @@ from .base import (
     Rules,
     check_mode,
     choice,
-    must_play_breaches,
     record_claim,
-    reveal_problems,
-    round_end_pips,
 )
 from .dealing import deal, hand_size_value
 from .errors import IllegalMoveError, InvalidMoveError
 from .moves import Move
 from .registry import register
-from .tiles import Tile, full_set, in_set, set_max_pips
+from .tiles import Tile, full_set, set_max_pips
+from .turns import TurnRuleIds, check_draw, check_pass, check_tile, draw_tile, out_or_blocked
 
 CENTRE = "c"
+TURN_IDS = TurnRuleIds(tile_exists="CF-1", holds="CF-3", no_tiles="CF-10", draw_once="CF-9",
+                       draw_first="CF-9")
 HAND_SIZES = {2: 21, 3: 14, 4: 11, 5: 8, 6: 7, 7: 6, 8: 5}  # CF-3, for a double-9 set
 
 
@@ -265,19 +265,14 @@ class ChickenFoot(Rules):
     # -- checking -----------------------------------------------------------------------
     def check(self, state: ChickenFootState, move: Move) -> None:
         self.require_turn_holder(state)
-        seat = state.current
         if move.kind == "play":
             self._check_play(state, move)
         elif move.kind == "draw":
-            if state.has_drawn:
-                raise IllegalMoveError("CF-9", f"p{seat + 1} has already drawn this turn.")
-            if not self.can_draw(state):
-                raise IllegalMoveError(
-                    "CF-10", "The last tiles of the chicken yard may not be drawn: pass instead.")
+            check_draw(state, TURN_IDS, self.can_draw(state), IllegalMoveError(
+                "CF-10", "The last tiles of the chicken yard may not be drawn: pass instead."))
             self._refuse_if_can_play(state, "draw")
         elif move.kind == "pass":
-            if not state.has_drawn and self.can_draw(state):
-                raise IllegalMoveError("CF-9", "Draw a tile before passing; the yard is not empty.")
+            check_pass(state, TURN_IDS, self.can_draw(state))
             self._refuse_if_can_play(state, "pass")
         else:
             raise InvalidMoveError(f"{move} is not a Chicken Foot move")
@@ -290,17 +285,8 @@ class ChickenFoot(Rules):
                 raise IllegalMoveError(rule, f"p{state.current + 1} can play {plays[0]}, so may not {word}.")
 
     def _check_play(self, state: ChickenFootState, move: Move) -> None:
-        tile, name, seat = move.tile, move.target, state.current
-        if not in_set(tile, state.max_pips):
-            raise IllegalMoveError("CF-1", f"{tile} is not a tile of a {state.options['set']} set.")
-        if tile in state.played:
-            raise IllegalMoveError("CF-1", f"{tile} is already on the table: every tile exists once.")
-        if state.simulated and tile not in state.hands[seat]:
-            raise IllegalMoveError("CF-3", f"p{seat + 1} does not hold {tile}.")
-        if not state.simulated and state.hand_sizes[seat] == 0:
-            raise IllegalMoveError("CF-10", f"p{seat + 1} has no tiles left to play.")
-        if state.simulated and state.has_drawn and state.drawn and tile != state.drawn:
-            raise IllegalMoveError("CF-9", f"After drawing, only the drawn tile {state.drawn} may be played.")
+        tile, name = move.tile, move.target
+        check_tile(state, tile, TURN_IDS, state.max_pips)
         if name is None:
             raise IllegalMoveError("CF-7", f"{tile} fits nowhere on the table now.")
         if name != CENTRE and name not in state.lines:
@@ -326,13 +312,7 @@ class ChickenFoot(Rules):
         if move.kind == "play":
             self._apply_play(state, move)
         elif move.kind == "draw":
-            record_claim(state, "draw", [])
-            state.has_drawn = True
-            state.boneyard_count -= 1
-            state.hand_sizes[state.current] += 1
-            if state.simulated:
-                state.drawn = state.boneyard.pop()
-                state.hands[state.current].append(state.drawn)
+            draw_tile(state)
         elif move.kind == "pass":
             record_claim(state, "pass", self.targets(state))
             state.passes += 1
@@ -385,15 +365,7 @@ class ChickenFoot(Rules):
     def round_result(self, state: ChickenFootState, revealed=None) -> RoundResult:
         if not self.is_round_over(state):
             raise ValueError("the round is not over yet (CF-10)")
-        pips = round_end_pips(self, state, revealed)
-        details = {"problems": reveal_problems(state, revealed)
-                   + must_play_breaches(state, revealed, "CF-9")}
-        if state.out is not None:
-            scores = [0 if seat == state.out else pips[seat] for seat in range(state.players)]
-            return RoundResult(scores, "out", [state.out], pips, details)  # CF-11
-        best = min(pips)
-        winners = [s for s, p in enumerate(pips) if p == best]
-        return RoundResult(list(pips), "blocked", winners, pips, details)  # CF-11
+        return out_or_blocked(self, state, revealed, "CF-9")  # CF-11, CF-12
 
     def describe(self, state: ChickenFootState) -> dict:
         view = super().describe(state)

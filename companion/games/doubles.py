@@ -27,6 +27,7 @@ from .errors import IllegalMoveError, InvalidMoveError
 from .moves import Move
 from .registry import register
 from .tiles import Tile, full_set, parse_tiles
+from .turns import TurnRuleIds, check_draw, check_pass, check_tile, draw_tile
 
 SPINNER_SIDES = 4  # DB-4
 SET_SIZE = 28  # DB-1: double-6
@@ -65,6 +66,9 @@ OPTIONS = (
     OptionSpec("target", 100, positive, "points that win the match", "DB-10"),
     OptionSpec("yard_reserve", 2, not_negative, "boneyard tiles that may never be drawn", "DB-7"),
 )
+
+TURN_IDS = TurnRuleIds(tile_exists="DB-1", holds="DB-2", no_tiles="DB-7", draw_once="DB-5",
+                       draw_first="DB-5")
 
 
 @dataclass(kw_only=True)
@@ -211,19 +215,15 @@ class Doubles(Rules):
     # -- checking ------------------------------------------------------------------------
     def check(self, state: DoublesState, move: Move) -> None:
         self.require_turn_holder(state)
-        seat = state.current
         if move.kind == "play":
             self._check_play(state, move)
         elif move.kind == "draw":
-            if state.has_drawn:
-                raise IllegalMoveError("DB-5", f"p{seat + 1} has already drawn this turn.")
-            if not self.can_draw(state):
-                raise IllegalMoveError("DB-7", f"Only {state.boneyard_count} tiles remain in the "
-                                               "boneyard: nobody may draw; pass instead.")
+            check_draw(state, TURN_IDS, self.can_draw(state), IllegalMoveError(
+                "DB-7", f"Only {state.boneyard_count} tiles remain in the boneyard: nobody may "
+                        "draw; pass instead."))
             self._refuse_if_can_play(state, "draw")
         elif move.kind == "pass":
-            if not state.has_drawn and self.can_draw(state):
-                raise IllegalMoveError("DB-5", "Draw a tile before passing; the boneyard is open.")
+            check_pass(state, TURN_IDS, self.can_draw(state))
             self._refuse_if_can_play(state, "pass")
         else:
             raise InvalidMoveError(f"{move} is not a Doubles move; play, draw or pass")
@@ -236,18 +236,8 @@ class Doubles(Rules):
                                                f"not {word}.")
 
     def _check_play(self, state: DoublesState, move: Move) -> None:
-        tile, seat = move.tile, state.current
-        if tile.high > 6:
-            raise IllegalMoveError("DB-1", f"{tile} is not a tile of a double-6 set.")
-        if tile in state.played:
-            raise IllegalMoveError("DB-1", f"{tile} is already on the table: every tile exists once.")
-        if state.simulated and tile not in state.hands[seat]:
-            raise IllegalMoveError("DB-2", f"p{seat + 1} does not hold {tile}.")
-        if not state.simulated and state.hand_sizes[seat] == 0:
-            raise IllegalMoveError("DB-7", f"p{seat + 1} has no tiles left to play.")
-        if state.simulated and state.has_drawn and tile != state.drawn:
-            raise IllegalMoveError("DB-5", f"After drawing, only the drawn tile {state.drawn} may "
-                                           "be played.")
+        tile = move.tile
+        check_tile(state, tile, TURN_IDS, 6)
         if move.target is None:
             raise IllegalMoveError("DB-5", f"{tile} fits nowhere on the table now.")
         try:
@@ -269,14 +259,8 @@ class Doubles(Rules):
     def _apply(self, state: DoublesState, move: Move) -> None:
         seat = state.current
         if move.kind == "draw":
-            record_claim(state, "draw", [])
-            state.has_drawn = True
-            state.boneyard_count -= 1
-            state.hand_sizes[seat] += 1
+            draw_tile(state)
             state.passes = 0
-            if state.simulated:
-                state.drawn = state.boneyard.pop()
-                state.hands[seat].append(state.drawn)
             return
         if move.kind == "pass":
             record_claim(state, "pass", [(str(t), number, state.unlocked(number))

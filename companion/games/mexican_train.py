@@ -17,18 +17,18 @@ from .base import (
     Rules,
     check_mode,
     choice,
-    must_play_breaches,
     record_claim,
-    reveal_problems,
-    round_end_pips,
 )
 from .dealing import deal, hand_size_value, parse_ladder
 from .errors import IllegalMoveError, InvalidMoveError
 from .moves import Move, player_slot, slot_player
 from .registry import register
-from .tiles import Tile, in_set, set_max_pips
+from .tiles import Tile, set_max_pips
+from .turns import TurnRuleIds, check_draw, check_pass, check_tile, draw_tile, out_or_blocked
 
 MEXICAN = "mx"
+TURN_IDS = TurnRuleIds(tile_exists="MT-1", holds="MT-5", no_tiles="MT-19", draw_once="MT-11",
+                       draw_first="MT-11")
 # MT-5 (GR) hand sizes by players; the rows for 5-8 players on double-9 and for 9-12 players
 # on double-15/18 are this project's extension (docs/rules/mexican-train.md).
 HAND_SIZES = {
@@ -261,22 +261,18 @@ class MexicanTrain(Rules):
     # -- checking -----------------------------------------------------------------------
     def check(self, state: MexicanTrainState, move: Move) -> None:
         self.require_turn_holder(state)
-        seat = state.current
         if move.kind == "play":
             self._check_play(state, move)
         elif move.kind == "draw":
             if state.phase == "run":
                 raise IllegalMoveError("MT-9", "During a first-turn run, say done to end it.")
-            if state.has_drawn:
-                raise IllegalMoveError("MT-11", f"p{seat + 1} has already drawn this turn.")
-            if state.boneyard_count == 0:
-                raise IllegalMoveError("MT-11", "The boneyard is empty: pass instead of drawing.")
+            check_draw(state, TURN_IDS, state.boneyard_count > 0, IllegalMoveError(
+                "MT-11", "The boneyard is empty: pass instead of drawing."))
             self._refuse_if_can_play(state, "draw")
         elif move.kind == "pass":
             if state.phase == "run":
                 raise IllegalMoveError("MT-9", "During a first-turn run, say done to end it.")
-            if not state.has_drawn and state.boneyard_count > 0:
-                raise IllegalMoveError("MT-11", "Draw a tile before passing; the boneyard is not empty.")
+            check_pass(state, TURN_IDS, state.boneyard_count > 0)
             self._refuse_if_can_play(state, "pass")
         elif move.kind == "done":
             if state.phase != "run":
@@ -303,14 +299,7 @@ class MexicanTrain(Rules):
     def _check_play(self, state: MexicanTrainState, move: Move) -> None:
         tile, name, seat = move.tile, move.target, state.current
         options = state.options
-        if not in_set(tile, state.max_pips):
-            raise IllegalMoveError("MT-1", f"{tile} is not a tile of a {options['set']} set.")
-        if tile in state.played:
-            raise IllegalMoveError("MT-1", f"{tile} is already on the table: every tile exists once.")
-        if state.simulated and tile not in state.hands[seat]:
-            raise IllegalMoveError("MT-5", f"p{seat + 1} does not hold {tile}.")
-        if not state.simulated and state.hand_sizes[seat] == 0:
-            raise IllegalMoveError("MT-19", f"p{seat + 1} has no tiles left to play.")
+        check_tile(state, tile, TURN_IDS, state.max_pips)
         if name is None:
             raise IllegalMoveError("MT-8", f"{tile} fits no train that p{seat + 1} may use now.")
         if name not in state.trains:
@@ -328,8 +317,6 @@ class MexicanTrain(Rules):
             what = "the engine" if not train.tiles else "it ends in"
             raise IllegalMoveError(
                 "MT-8", f"{tile} cannot go on {train_label(name)}: {what} {train.open_end}.")
-        if state.simulated and state.has_drawn and state.drawn and tile != state.drawn:
-            raise IllegalMoveError("MT-11", f"After drawing, only the drawn tile {state.drawn} may be played.")
         if (state.phase == "extra" and tile.is_double
                 and options["multiple_doubles"] == "one-per-turn"):
             raise IllegalMoveError("MT-16", "Only one double may be played in a turn.")
@@ -354,14 +341,8 @@ class MexicanTrain(Rules):
         if kind == "play":
             self._apply_play(state, move)
         elif kind == "draw":
-            record_claim(state, "draw", [])
-            state.has_drawn = True
-            state.boneyard_count -= 1
-            state.hand_sizes[state.current] += 1
+            draw_tile(state)
             state.announced.discard(state.current)
-            if state.simulated:
-                state.drawn = state.boneyard.pop()
-                state.hands[state.current].append(state.drawn)
             if state.pending_last_double and state.pending_last_double[0] == state.current:
                 state.pending_last_double = None
         elif kind == "pass":
@@ -437,15 +418,7 @@ class MexicanTrain(Rules):
     def round_result(self, state: MexicanTrainState, revealed=None) -> RoundResult:
         if not self.is_round_over(state):
             raise ValueError("the round is not over yet (MT-19)")
-        pips = round_end_pips(self, state, revealed)
-        details = {"problems": reveal_problems(state, revealed)
-                   + must_play_breaches(state, revealed, "MT-10")}
-        if state.out is not None:
-            scores = [0 if seat == state.out else pips[seat] for seat in range(state.players)]
-            return RoundResult(scores, "out", [state.out], pips, details)
-        best = min(pips)
-        winners = [s for s, p in enumerate(pips) if p == best]
-        return RoundResult(list(pips), "blocked", winners, pips, details)
+        return out_or_blocked(self, state, revealed, "MT-10")  # MT-20, MT-21
 
     def describe(self, state: MexicanTrainState) -> dict:
         view = super().describe(state)
