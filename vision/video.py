@@ -143,15 +143,20 @@ def _draw_hand(image: np.ndarray, start: np.ndarray, tip: np.ndarray, tw: float)
     def shape(img, shift, colour):
         s = start + shift
         t = tip + shift
-        arm = np.array([s + n * 0.7 * tw, t + n * 0.6 * tw - u * 0.3 * tw,
-                        t - n * 0.6 * tw - u * 0.3 * tw, s - n * 0.7 * tw])
+        heading = math.degrees(math.atan2(u[1], u[0]))
+        wrist = t - u * 1.0 * tw
+        arm = np.array([s + n * 0.75 * tw, wrist + n * 0.6 * tw, wrist - n * 0.6 * tw,
+                        s - n * 0.75 * tw])
         cv2.fillConvexPoly(img, np.round(arm * 16).astype(np.int32), colour, cv2.LINE_AA, 4)
-        cv2.ellipse(img, (tuple(t), (1.4 * tw, 1.7 * tw), math.degrees(math.atan2(u[1], u[0]))),
-                    colour, -1, cv2.LINE_AA)
-        for k in (-1.5, -0.5, 0.5, 1.5):
-            finger = t + u * 0.95 * tw + n * k * 0.3 * tw
-            cv2.ellipse(img, (tuple(finger), (0.55 * tw, 0.22 * tw),
-                              math.degrees(math.atan2(u[1], u[0]))), colour, -1, cv2.LINE_AA)
+        cv2.ellipse(img, (tuple(t - u * 0.2 * tw), (2.0 * tw, 1.9 * tw), heading), colour, -1,
+                    cv2.LINE_AA)
+        for k, reach in ((-1.5, 0.8), (-0.5, 1.05), (0.5, 1.0), (1.5, 0.75)):
+            finger = t + u * reach * tw + n * k * 0.36 * tw
+            cv2.ellipse(img, (tuple(finger), (1.0 * tw, 0.34 * tw), heading), colour, -1,
+                        cv2.LINE_AA)
+        thumb = t - u * 0.3 * tw + n * 1.0 * tw
+        cv2.ellipse(img, (tuple(thumb), (0.9 * tw, 0.36 * tw), heading + 50), colour, -1,
+                    cv2.LINE_AA)
 
     shape(shadow, off, (0, 0, 0))
     dark = np.all(shadow == 0, axis=2)

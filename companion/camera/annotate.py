@@ -67,7 +67,7 @@ def crop_png(frame: np.ndarray, seen: Seen, tracker: TableTracker,
     """PNG of the spot round ``seen``: the tile outlined, each candidate target's open end
     marked with its name."""
     width = tracker.width
-    pad = int(2.5 * width)
+    pad = int(3.2 * width)
     c = seen.centre
     h, w = frame.shape[:2]
     x0, y0 = max(0, int(c[0]) - pad), max(0, int(c[1]) - pad)
@@ -96,6 +96,8 @@ def crop_png(frame: np.ndarray, seen: Seen, tracker: TableTracker,
             p = (int(point[0] - x0), int(point[1] - y0))
             cv2.circle(crop, p, max(3, int(width * 0.15)), (255, 0, 255), -1, cv2.LINE_AA)
             _text(crop, name, (p[0] + 4, p[1] - 4), 0.9, (255, 0, 255))
+    if max(crop.shape[:2]) < 320:  # big enough to read at arm's length
+        crop = cv2.resize(crop, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
     ok, data = cv2.imencode(".png", crop)
     return data.tobytes() if ok else None
 
