@@ -24,6 +24,13 @@ def serve(args: argparse.Namespace) -> int:
     if password:
         print(f"first start: staff sign in on http://{args.host}:{args.port}/admin with the "
               f"admin password {password}", flush=True)
+    hubs = None
+    if not args.no_hubs:
+        from .hubs import start_hubs
+
+        hubs = start_hubs(tables, url=args.mqtt_url)
+        app.extensions["companion.hubs"] = hubs
+        print(f"hub link: {hubs.link.url or 'local broker'} (pair hubs on /admin)", flush=True)
     print(f"serving on http://{args.host}:{args.port} ({args.threads} threads)", flush=True)
     try:
         waitress_serve(app, host=args.host, port=args.port, threads=args.threads,
@@ -31,6 +38,8 @@ def serve(args: argparse.Namespace) -> int:
                        ident="companion", _quiet=True)
     finally:
         app.extensions["companion.broker"].shutdown()
+        if hubs is not None:
+            hubs.stop()
     return 0
 
 
@@ -69,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="worker threads; each SSE tablet holds one (default 96)")
     p.add_argument("--demo", action="store_true", help="seed a demo table with a match")
     p.add_argument("--instance", help="instance folder (database, secret key)")
+    p.add_argument("--mqtt-url", default=os.environ.get("MQTT_URL"),
+                   help="hub broker (default $MQTT_URL, else a local broker is started)")
+    p.add_argument("--no-hubs", action="store_true", help="run without the hub link")
     p.set_defaults(run=serve)
     p = sub.add_parser("bench", help="POST -> SSE latency on N clients, actions/s")
     p.add_argument("--clients", type=int, default=50)

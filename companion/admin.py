@@ -33,8 +33,10 @@ def index():
         tables.append({"view": view, "summary": _tables().store.summary(info["id"])})
     devices = _tables().store.devices()
     broker = current_app.extensions["companion.broker"]
+    hubs = current_app.extensions.get("companion.hubs")
     return render_template("admin.html", tables=tables, devices=devices,
-                           csrf=auth.csrf_token(who), watchers=broker.count())
+                           csrf=auth.csrf_token(who), watchers=broker.count(),
+                           hub_pairs=hubs.pairs() if hubs else None)
 
 
 @bp.post("/login")
@@ -105,3 +107,31 @@ def revoke(device_id: int):
     if not _tables().store.revoke_device(device_id):
         raise CommandError("unknown_device", f"No active device {device_id}.", status=404)
     return jsonify({"revoked": device_id})
+
+
+def _hubs():
+    hubs = current_app.extensions.get("companion.hubs")
+    if hubs is None:
+        raise CommandError("hubs_off", "The hub link is not running on this server "
+                           "(start it with `python -m companion serve`).", status=503)
+    return hubs
+
+
+@bp.post("/api/tables/<int:table_id>/hub")
+def pair_hub(table_id: int):
+    """Show this table on a hub (its id, like h-0001, is printed on the hub)."""
+    auth.require_admin()
+    hub = str(_body().get("hub", "")).strip().lower()
+    try:
+        _hubs().pair(table_id, hub)
+    except ValueError as exc:
+        raise CommandError("invalid", str(exc)) from None
+    return jsonify({"table_id": table_id, "hub": hub})
+
+
+@bp.delete("/api/tables/<int:table_id>/hub")
+def unpair_hub(table_id: int):
+    auth.require_admin()
+    _tables().store.table(table_id)
+    _hubs().unpair(table_id)
+    return jsonify({"table_id": table_id, "hub": None})

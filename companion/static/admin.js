@@ -1,4 +1,4 @@
-// Staff page: pair a tablet by its code, create tables, revoke devices.
+// Staff page: pair a tablet by its code or a hub by its id, create tables, revoke devices.
 "use strict";
 
 const CSRF = document.querySelector('meta[name="csrf-token"]').content;
@@ -30,6 +30,16 @@ document.addEventListener("DOMContentLoaded", () => {
     try {
       await post("/admin/api/pair", { code: form.get("code"), table_id: Number(form.get("table_id")), label: form.get("label") });
       say("Paired. The tablet switches to its table within a few seconds.");
+      setTimeout(() => window.location.reload(), 1500);
+    } catch (error) { say(error.message); }
+  });
+  const hubForm = document.getElementById("hub-form");
+  if (hubForm) hubForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target);
+    try {
+      await post(`/admin/api/tables/${Number(form.get("table_id"))}/hub`, { hub: form.get("hub") });
+      say("Hub paired: it shows this table's turn and trains now.");
       setTimeout(() => window.location.reload(), 1500);
     } catch (error) { say(error.message); }
   });
