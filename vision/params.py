@@ -101,6 +101,9 @@ class Params:
     specks_per_stroke: int = 4
 
     # --- confidence ---
+    #: pips further than this (fraction of W, on average) from a half-turn symmetric layout
+    #: halve the confidence.
+    layout_max_asymmetry: float = 0.2
     #: confidence factor per stroke (non-pip ink) inside the halves, up to three.
     stroke_penalty: float = 0.6
     #: hypotheses below this are not tiles at all and are dropped.

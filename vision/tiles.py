@@ -44,9 +44,9 @@ def _first_edge(profile: np.ndarray, start: int, stop: int, window: int, level: 
 
 
 def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
-                close: bool = False) -> tuple[int, list, int, int]:
+                close: bool = False) -> tuple[int, list, int, int, float]:
     """Pips in one C x C half (bar side at row 0, ``band`` rows ignored there).
-    Returns count, pip areas, strokes, merges."""
+    Returns count, pip areas, strokes, merges and layout asymmetry."""
     c = dist.shape[0]
     ink = dist > t_pip
     margin = max(1, round(params.half_margin * c))
@@ -74,7 +74,7 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
     n, _, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
     min_area = params.pip_min_area * c * c
     max_area = params.pip_max_area * c * c
-    areas, strokes, merged_areas = [], 0, []
+    areas, strokes, merged_areas, centres = [], 0, [], []
     specks = 0
     for i in range(1, n):
         x, y, w, h, a = stats[i]
@@ -93,16 +93,19 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         if elong > 2.6:
             if a / float(w * h) >= 0.5 and min(w, h) <= 0.22 * c:
                 merged_areas.append((a, min(w, h)))  # a row or column of touching pips
+                centres.append(cents[i])
             else:
                 strokes += 1
             continue
         if a > max_area:
             merged_areas.append((a, min(w, h) / 2))
+            centres.append(cents[i])
             continue
         if a / float(w * h) < params.pip_min_fill:
             strokes += 1
             continue
         areas.append((a, elong))
+        centres.append(cents[i])
     # two or three touching pips look like one big or oblong pip: compare with the round ones
     round_areas = [a for a, e in areas if e < 1.4]
     single = float(np.median(round_areas)) if round_areas else (
@@ -121,7 +124,19 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         count += max(1, round(a / ref))
         merges += 1
     areas = [a for a, _ in areas]
-    return count, areas, strokes + specks // params.specks_per_stroke, merges
+    return (count, areas, strokes + specks // params.specks_per_stroke, merges,
+            _asymmetry(centres, c))
+
+
+def _asymmetry(centres: list, c: int) -> float:
+    """Every pip layout is symmetric under a half turn about the half's centre: mean
+    distance (fraction of W) from each blob's mirror image to the nearest blob."""
+    if not centres:
+        return 0.0
+    pts = np.asarray(centres, np.float64)
+    mirror = np.array([c / 2, c / 2]) * 2 - pts
+    gaps = np.linalg.norm(mirror[:, None, :] - pts[None, :, :], axis=2).min(axis=1)
+    return float(gaps.mean() / c)
 
 
 _ONES = np.ones((1, 3), np.float32)
@@ -227,25 +242,28 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         hm = np.array([[m[0, 0] * kx, m[0, 1] * ky, m[0, 0] * ox + m[0, 1] * oy + m[0, 2]],
                        [m[1, 0] * kx, m[1, 1] * ky, m[1, 0] * ox + m[1, 1] * oy + m[1, 2]]])
         halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
-    counts, all_areas, strokes, merges = [], [], 0, 0
+    counts, all_areas, strokes, merges, asymmetry = [], [], 0, 0, 0.0
     band = round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c))
     for half in halves:
-        k, areas, st, mg = _count_half(half, band, params, t_pip)
+        k, areas, st, mg, asym = _count_half(half, band, params, t_pip)
         if st:  # broken glossy pips: retry with them repaired
             retry = _count_half(half, band, params, t_pip, True)
             if retry[2] < st and retry[3] <= mg:
-                k, areas, st, mg = retry
+                k, areas, st, mg, asym = retry
         if mg:  # touching pips: the valleys between them are lighter, try a higher cut
             retry = _count_half(half, band, params, t_pip * params.pip_split_factor)
             if retry[3] < mg and retry[2] <= st and retry[0] >= k - 1:
-                k, areas, st, mg = retry
+                k, areas, st, mg, asym = retry
         counts.append(k)
+        asymmetry = max(asymmetry, asym)
         all_areas += areas
         strokes += st
         merges += mg
     confidence = 0.9 if bar.joined else 1.0  # whole bars win ties against joined pieces
     if strokes:
         confidence *= params.stroke_penalty ** min(strokes, 3)
+    if asymmetry > params.layout_max_asymmetry:
+        confidence *= 0.5  # not a pip layout: letters, texture, or a wrong outline
     confidence *= 0.8 ** merges
     limit = params.set_size or 18
     if max(counts) > limit:
@@ -267,6 +285,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         confidence *= 0.3
     debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": measured,
              "strokes": strokes, "merges": merges, "ratio": bar.length * s / max(1, width),
-             "width_measured": left is not None and right is not None}
+             "width_measured": left is not None and right is not None,
+             "asymmetry": asymmetry}
     return TileHypothesis((counts[0], counts[1]), corners, float(np.clip(confidence, 0, 1)),
                           width / s, bar.polarity, debug, bar)
