@@ -15,28 +15,25 @@ import statistics
 import sys
 import time
 
-from vision.motion import MotionGate, StillnessDetector
-
-from .camera.local import LocalTable
-from .camera.scripts import chicken_foot, mexican_train
-from .camera.worker import CameraWorker, WorkerParams
-
-
-class TimedTable(LocalTable):
-    """A LocalTable that notes when each move was submitted."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.submit_times: list[float] = []
-
-    def submit(self, move_text, source="camera"):
-        result = super().submit(move_text, source)
-        self.submit_times.append(time.perf_counter())
-        return result
+# vision and the camera package load OpenCV: imported inside the functions so that
+# ``python -m companion --help`` stays light.
 
 
 def run_script(script) -> dict:
     """Feed a script's frames to a worker; time settled frame -> move submitted."""
+    from .camera.local import LocalTable
+    from .camera.worker import CameraWorker, WorkerParams
+
+    class TimedTable(LocalTable):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.submit_times: list[float] = []
+
+        def submit(self, move_text, source="camera"):
+            result = super().submit(move_text, source)
+            self.submit_times.append(time.perf_counter())
+            return result
+
     table = TimedTable(script.game, script.players, script.options)
     worker = CameraWorker("0", table, script.calibration, params=WorkerParams(realtime=False))
     latencies = []
@@ -71,6 +68,7 @@ def run_service(script) -> dict:
 
     from . import create_app
     from .camera.adapter import TablesLink
+    from .camera.worker import CameraWorker, WorkerParams
 
     with tempfile.TemporaryDirectory() as tmp:
         app = create_app({"TESTING": True, "SECRET_KEY": "bench", "INSTANCE_PATH": tmp,
@@ -110,6 +108,10 @@ def run_service(script) -> dict:
 
 
 def gate_fps(width: int = 1280, height: int = 720, frames: int = 300) -> float:
+    from vision.motion import MotionGate, StillnessDetector
+
+    from .camera.scripts import mexican_train
+
     script = mexican_train(players=3, plays=2, seed=0, width=width, height=height,
                            nudge=False)
     sample = []
@@ -125,6 +127,8 @@ def gate_fps(width: int = 1280, height: int = 720, frames: int = 300) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .camera.scripts import chicken_foot, mexican_train
+
     fps = gate_fps(frames=args.gate_frames)
     mt = run_script(mexican_train(players=3, plays=args.plays, seed=args.seed))
     amb = run_script(mexican_train(players=2, plays=4, seed=args.seed, ambiguous=True,

@@ -44,7 +44,11 @@
 
   function render(s) {
     panel.hidden = false;
-    $("#cam-state").textContent = `${s.state}${s.message && s.state !== "watching" ? " — " + s.message : ""}`;
+    const words = { watching: "watching", motion: "hands on the table", ended: "video ended",
+      unavailable: "camera unavailable", reconnecting: "reconnecting", failed: "camera failed",
+      connecting: "connecting", closed: "off" };
+    const quiet = ["watching", "motion", "ended"].includes(s.state);
+    $("#cam-state").textContent = (words[s.state] || s.state) + (s.message && !quiet ? " — " + s.message : "");
     const key = `${s.settled_frames}:${(s.moves || []).length}:${(s.questions || []).length}`;
     if (key !== lastFrameKey) {
       lastFrameKey = key;
