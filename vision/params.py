@@ -37,7 +37,7 @@ class Params:
     #: smallest bar length accepted, in working pixels (a 10 px tile is unreadable anyway).
     bar_min_length_px: float = 9.0
     #: bar length / bar thickness must be at least this.
-    bar_min_elongation: float = 3.5
+    bar_min_elongation: float = 3.2
     #: the bar must fill its fitted rectangle at least this much (straight, not curved).
     bar_min_fill: float = 0.55
     #: bar length as a fraction of tile width (prior, refined from the face extent).
