@@ -87,9 +87,9 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         elong = max(w, h) / max(1, min(w, h))
         if y <= band + 1 and w > 2 * h and w > 0.3 * c:
             continue  # the rest of a thick or slanted bar
-        if ((x <= margin or x + w >= c - margin) and h > 2 * w) or (
-                y + h >= c - margin and w > 2 * h):
-            continue  # a strip along the outline: tile edge, gap or neighbour, not pips
+        if ((x <= margin or x + w >= c - margin) and h > 2 * w and w < 0.15 * c) or (
+                y + h >= c - margin and w > 2 * h and h < 0.15 * c):
+            continue  # a thin strip along the outline: tile edge, gap or neighbour
         if elong > 2.6:
             if a / float(w * h) >= 0.5 and min(w, h) <= 0.22 * c:
                 merged_areas.append((a, min(w, h)))  # a row or column of touching pips
