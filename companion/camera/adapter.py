@@ -95,7 +95,8 @@ class Cameras:
 
     def __init__(self, tables, params: WorkerParams | None = None):
         self.tables = tables
-        self.params = params or WorkerParams()
+        # a recorded source that ends keeps its worker, so late answers are still played
+        self.params = params or WorkerParams(stop_at_end=False)
         self._workers: dict[int, CameraWorker] = {}
         self._lock = threading.Lock()
         self._unsubscribe = tables.subscribe(self._on_event)

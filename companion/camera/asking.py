@@ -67,6 +67,7 @@ class Conversation:
             if seen is not None:
                 seen.state = "loose"
             self._close_question(seen) if seen else self._withdraw(question_id)
+            self._release()
             return SubmitResult(True, "ignored")
         if choice not in q.candidates:
             return SubmitResult(False, f"{choice!r} is not one of {', '.join(q.candidates)}")
@@ -83,6 +84,7 @@ class Conversation:
             self.tiles[text] = seen
         frame = self.last_frame
         ok = self._submit(frame, seen, choice)
+        self._release()
         return SubmitResult(ok, "" if ok else "refused")
 
     def _close_question(self, seen: Seen | None) -> None:

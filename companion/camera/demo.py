@@ -105,8 +105,9 @@ class CameraDemo:
                 rewind(self.tables, table_id)
                 worker = self.cameras.start(table_id, self.path,
                                             self.script.calibration.to_dict())
-                while worker.running and not self._stop.is_set():
-                    worker.join(0.5)
+                while worker.running and not worker.source_done.is_set() \
+                        and not self._stop.is_set():
+                    worker.source_done.wait(0.5)
                 self._stop.wait(self.pause)
         except Exception:
             log.exception("camera demo stopped")

@@ -105,6 +105,8 @@ class TableTracker(Conversation):
         self.questions: dict[str, Question] = {}
         self.problems: list[Problem] = []
         self.submitted: list[str] = []
+        self.held: list[Seen] = []  # new tiles waiting for an open question to be settled
+        self.submitted_late: list[str] = []  # moves posted when held tiles were released
         self.reference: np.ndarray | None = None
         self.engine_text: str | None = None
         self.on_table: dict[str, str] = {}  # tile text -> target, from the last view
@@ -149,6 +151,7 @@ class TableTracker(Conversation):
     def _new_round(self) -> None:
         self.tiles.clear()
         self.extras.clear()
+        self.held.clear()
         self.learned.clear()
         for q in list(self.questions.values()):
             self._withdraw(q.id)
@@ -230,23 +233,24 @@ class TableTracker(Conversation):
         self.last_frame = frame
         view = self._view()
         self._sync(view)
+        released = self._release()  # a question settled on the tablet meanwhile
         if self.reference is None or self.reference.shape != frame.shape:
             self._start(frame, view)
             self.stats["last_ms"] = round((time.perf_counter() - t0) * 1000, 1)
-            return []
+            return released
         cmap = change_map(self.reference, frame, self.motion)
         boxes = cmap.boxes(self.motion.change_min_fraction)
         if not boxes:
             self.reference = frame
             self.stats["unchanged"] += 1
-            return []
+            return released
         h, w = frame.shape[:2]
         if cmap.fraction > self.params.full_scan_fraction:
             regions = [(0, 0, w, h)]
         else:
             regions = merge_boxes(boxes, int(self.params.crop_pad * self.width), w, h)
         readings = self._scan(frame, regions)
-        accepted = self._reconcile(frame, cmap, readings)
+        accepted = released + self._reconcile(frame, cmap, readings)
         self.reference = frame
         self.stats["last_ms"] = round((time.perf_counter() - t0) * 1000, 1)
         return accepted
@@ -374,6 +378,11 @@ class TableTracker(Conversation):
             for seen in fresh:  # no round in play (or hands spread for counting): not plays
                 seen.state = "loose"
             return accepted
+        if self.questions:  # keep the order of play: wait until the open question is settled
+            for seen in fresh:
+                seen.state = "pending"
+                self.held.append(seen)
+            return accepted
         for seen in fresh:
             if seen.confidence < self.vision.min_confidence:
                 self._ask_tile(frame, seen)
@@ -415,6 +424,16 @@ class TableTracker(Conversation):
                     else:
                         seen.state = "loose"
         return accepted
+
+    def _release(self) -> list[str]:
+        """Tiles held back while a question was open, placed now that none is."""
+        if self.questions or not self.held:
+            return []
+        held, self.held = self.held, []
+        alive = [s for s in held if self.tiles.get(s.text) is s and s.state == "pending"]
+        moves = self._place(self.last_frame, alive)
+        self.submitted_late.extend(moves)
+        return moves
 
     def _legal(self, seen: Seen, cands):
         """The candidates the session would accept now (all of them when it cannot say)."""

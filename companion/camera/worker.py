@@ -38,7 +38,7 @@ class WorkerParams:
     commands: int = 32  # bounded command queue
     idle_sleep: float = 0.02  # seconds to wait when the source has no frame
     status_every: float = 1.0  # seconds between status pushes while nothing happens
-    stop_at_end: bool = True  # a file that ended stops the thread
+    stop_at_end: bool = True  # a file that ended stops the thread (else it keeps answering)
 
 
 class CameraWorker:
@@ -64,6 +64,7 @@ class CameraWorker:
         self.name = name
         self._commands: queue.Queue = queue.Queue(self.params.commands)
         self._stop = threading.Event()
+        self.source_done = threading.Event()  # a file or folder was read to its end
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._frame: np.ndarray | None = None
@@ -75,7 +76,6 @@ class CameraWorker:
         self._latency_ms: deque = deque(maxlen=50)
         self._last_push = 0.0
         self._error: str | None = None
-        self.moves: list[str] = []
         self.dropped = 0  # frames skipped to keep up with a live camera
         self._latest: queue.Queue = queue.Queue(1)
         self._tracker_status: dict = self.tracker.status()
@@ -98,6 +98,11 @@ class CameraWorker:
             self._grabber.join(timeout)
         self.source.close()
         self._push(force=True)
+
+    @property
+    def moves(self) -> list[str]:
+        """Every move this worker's table accepted from the camera, in order."""
+        return list(self.tracker.submitted)
 
     @property
     def running(self) -> bool:
@@ -204,8 +209,14 @@ class CameraWorker:
             self._drain()
             frame = self._next_frame()
             if frame is None:
-                if self.source.finished and self.params.stop_at_end and not self.source.loop:
-                    break
+                if self.source.finished and not self.source.loop:
+                    self.source_done.set()
+                    if self.params.stop_at_end:
+                        break
+                    # a recorded table ended: keep answering its questions until stopped
+                    self._push()
+                    self._stop.wait(0.1)
+                    continue
                 self._push()
                 if self._grabber is None:
                     self._stop.wait(self.params.idle_sleep)
@@ -232,7 +243,6 @@ class CameraWorker:
         t1 = time.perf_counter()
         moves = self.tracker.observe(frame)
         self._latency_ms.append((time.perf_counter() - t1) * 1000)
-        self.moves.extend(moves)
         self._redraw()
         if moves or self.tracker.questions:
             self._push(force=True)

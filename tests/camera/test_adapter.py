@@ -4,6 +4,7 @@ status reaches the tablet view, and the Flask routes serve the picture and answe
 from __future__ import annotations
 
 import base64
+import time
 
 import pytest
 
@@ -73,3 +74,40 @@ def test_camera_moves_reach_the_event_log_and_the_tablet(app, mt_script, mt_vide
 
     assert rewind(tables, table_id) == len(mt_script.moves)
     assert tables.session(table_id).match.moves == []
+
+
+def test_a_question_answered_over_http_is_played(app):
+    from companion.camera.scripts import mexican_train
+    from vision.camera import write_video
+
+    script = mexican_train(players=2, plays=2, seed=0, ambiguous=True, nudge=False)
+    tables = app.extensions["companion.tables"]
+    cameras = app.extensions["companion.cameras"]
+    path = str(app.instance_path) + "/ambiguous.avi"
+    write_video(script.frames(), path, script.spec.fps)
+    table_id = tables.store.create_table("Ambiguous")
+    tables.execute(table_id, lambda s: s.command_start(script.game, script.options,
+                                                       ["Ann", "Ben"]), source="system")
+    worker = cameras.start(table_id, path, script.calibration.to_dict(),
+                           params=WorkerParams(realtime=False, stop_at_end=False))
+    assert worker.source_done.wait(60)
+    client = app.test_client()
+    status = client.get(f"/api/tables/{table_id}/camera").get_json()
+    [question] = status["questions"]
+    assert question["candidates"] == script.questions[0]["candidates"]
+    assert tables.view(table_id)["status"]["camera"]["questions"][0]["id"] == question["id"]
+    crop = client.get(f"/api/tables/{table_id}/camera/questions/{question['id']}.png")
+    assert crop.status_code == 200 and crop.mimetype == "image/png"
+    wrong = client.post(f"/api/tables/{table_id}/camera/answer", headers=STAFF,
+                        json={"question": question["id"], "move": "9-6>p2"})
+    assert wrong.status_code == 422
+    answered = client.post(f"/api/tables/{table_id}/camera/answer", headers=STAFF,
+                           json={"question": question["id"], "move": script.questions[0]["answer"]})
+    assert answered.status_code == 202
+    deadline = time.monotonic() + 10
+    while len(worker.tracker.submitted) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    moves = [e.payload["move"] for e in tables.store.events(table_id) if e.source == "camera"]
+    assert moves == script.moves  # the second tile waited for the answer about the first
+    assert worker.tracker.problems == []
+    assert worker.running  # a recorded table keeps answering until it is stopped
