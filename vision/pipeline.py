@@ -63,7 +63,9 @@ def _reread_with_consensus_width(work: np.ndarray, hyps: list[TileHypothesis], p
     for hyp in hyps:
         if hyp.confidence < 0.8 or abs(hyp.debug["ratio"] - ratio) > 0.1 * ratio:
             again = read_tile(work, None, hyp.bar, params, ratio_hint=ratio, fixed_width=True)
-            if again is not None and again.confidence > hyp.confidence:
+            # an unmeasured width is a guess: the frame's ratio is the better one on a tie
+            margin = 0.05 if not hyp.debug["width_measured"] else 0.0
+            if again is not None and again.confidence > hyp.confidence - margin:
                 hyp = again
         out.append(hyp)
     return out
