@@ -262,6 +262,8 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     confidence = 0.9 if bar.joined else 1.0  # whole bars win ties against joined pieces
     if strokes:
         confidence *= params.stroke_penalty ** min(strokes, 3)
+    if counts == [0, 0] and measured < 2:
+        confidence *= 0.5  # nothing corroborates a blank-blank but its outline: ask for one
     if asymmetry > params.layout_max_asymmetry:
         confidence *= 0.5  # not a pip layout: letters, texture, or a wrong outline
     confidence *= 0.8 ** merges
