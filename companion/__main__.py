@@ -24,6 +24,12 @@ def serve(args: argparse.Namespace) -> int:
     if password:
         print(f"first start: staff sign in on http://{args.host}:{args.port}/admin with the "
               f"admin password {password}", flush=True)
+    if args.demo or args.camera:
+        from .camera.adapter import start_demo_camera
+
+        camera_table = start_demo_camera(app, args.camera or "demo")
+        print(f"camera table {camera_table}: http://{args.host}:{args.port}/t/{camera_table}",
+              flush=True)
     hubs = None
     if not args.no_hubs:
         from .hubs import start_hubs
@@ -81,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mqtt-url", default=os.environ.get("MQTT_URL"),
                    help="hub broker (default $MQTT_URL, else a local broker is started)")
     p.add_argument("--no-hubs", action="store_true", help="run without the hub link")
+    p.add_argument("--camera", help="camera for the camera table: an index, a video or "
+                   "image folder, an MJPEG/RTSP URL, or 'demo' (the default with --demo)")
     p.set_defaults(run=serve)
     p = sub.add_parser("bench", help="POST -> SSE latency on N clients, actions/s")
     p.add_argument("--clients", type=int, default=50)
@@ -89,6 +97,10 @@ def main(argv: list[str] | None = None) -> int:
                    "for the throughput run")
     p.add_argument("--json", action="store_true")
     p.set_defaults(run=lambda a: __import__("companion.bench", fromlist=["run"]).run(a))
+    from . import camera_bench
+    camera_bench.add_arguments(sub.add_parser(
+        "camera-bench", help="camera gate frames/s and still -> move ms")).set_defaults(
+        run=camera_bench.run)
     p = sub.add_parser("admin-password", help="set the staff password")
     p.add_argument("--password")
     p.add_argument("--instance")

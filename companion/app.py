@@ -58,6 +58,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     register_error_handlers(app)
 
+    from .camera.adapter import install_cameras
+    install_cameras(app)
+
     @app.before_request
     def limit_body() -> None:
         photo = request.path.endswith("/photo")

@@ -3,9 +3,9 @@
 
 const CSRF = document.querySelector('meta[name="csrf-token"]').content;
 
-async function post(path, body) {
+async function post(path, body, method = "POST") {
   const response = await fetch(path, {
-    method: "POST", credentials: "same-origin",
+    method, credentials: "same-origin",
     headers: { "Content-Type": "application/json", "X-CSRF-Token": CSRF },
     body: JSON.stringify(body || {}),
   });
@@ -41,6 +41,15 @@ document.addEventListener("DOMContentLoaded", () => {
       await post(`/admin/api/tables/${Number(form.get("table_id"))}/hub`, { hub: form.get("hub") });
       say("Hub paired: it shows this table's turn and trains now.");
       setTimeout(() => window.location.reload(), 1500);
+    } catch (error) { say(error.message); }
+  });
+  document.getElementById("camera-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target);
+    const source = String(form.get("source") || "").trim();
+    try {
+      await post(`/api/tables/${Number(form.get("table_id"))}/camera`, { source: source || null }, "PUT");
+      say(source ? "Camera set: its status shows on the tablet." : "Camera removed.");
     } catch (error) { say(error.message); }
   });
   document.getElementById("create-form").addEventListener("submit", async (event) => {

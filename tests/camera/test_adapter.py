@@ -10,7 +10,7 @@ import pytest
 
 from companion import create_app
 from companion.camera import WorkerParams
-from companion.camera.adapter import TablesLink, install_cameras
+from companion.camera.adapter import TablesLink
 from companion.camera.demo import rewind
 
 PASSWORD = "camera test password"
@@ -23,7 +23,8 @@ def app(tmp_path):
                       "DATABASE_URL": f"sqlite:///{tmp_path / 'camera.db'}",
                       "SQLITE_SYNCHRONOUS": "OFF", "INSTANCE_PATH": str(tmp_path),
                       "PASSWORD_HASH_METHOD": "pbkdf2:sha256:1000"})
-    install_cameras(app, start_saved=False, params=WorkerParams(realtime=False))
+    # create_app installed the cameras; run recorded videos as fast as they decode
+    app.extensions["companion.cameras"].params = WorkerParams(realtime=False)
     yield app
     app.extensions["companion.cameras"].stop_all()
     app.extensions["companion.broker"].shutdown()
