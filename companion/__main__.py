@@ -37,6 +37,9 @@ def serve(args: argparse.Namespace) -> int:
         hubs = start_hubs(tables, url=args.mqtt_url)
         app.extensions["companion.hubs"] = hubs
         print(f"hub link: {hubs.link.url or 'local broker'} (pair hubs on /admin)", flush=True)
+        if args.demo:
+            demo_hub = start_demo_hub(hubs, table_id)
+            print(f"demo hub {DEMO_HUB} (simulated firmware) shows table {table_id}", flush=True)
     print(f"serving on http://{args.host}:{args.port} ({args.threads} threads)", flush=True)
     try:
         waitress_serve(app, host=args.host, port=args.port, threads=args.threads,
@@ -45,8 +48,24 @@ def serve(args: argparse.Namespace) -> int:
     finally:
         app.extensions["companion.broker"].shutdown()
         if hubs is not None:
+            if args.demo:
+                demo_hub.stop()
             hubs.stop()
     return 0
+
+
+DEMO_HUB = "h-demo"
+
+
+def start_demo_hub(hubs, table_id: int):
+    """A simulated hub (the real firmware on CPython) on the hub link's broker, paired with
+    the demo table, so the tablet's hub chip and the scenes can be seen without hardware."""
+    from firmware_bridge.simulator import Fleet
+
+    hubs.link.wait_connected(10)
+    fleet = Fleet(hubs.link.url, [DEMO_HUB]).start()
+    hubs.pair(table_id, DEMO_HUB)
+    return fleet
 
 
 def _app(instance: str | None):
