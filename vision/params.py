@@ -27,7 +27,11 @@ class Params:
 
     #: bars are searched on a copy whose long side is at most this (tiles are then read
     #: from the working image).
-    detect_max_side_px: int = 1200
+    detect_max_side_px: int = 1000
+    #: when the tiles found are narrower than this on the search copy (or none are found),
+    #: the search is repeated on a copy of at most ``detect_fine_max_side_px``.
+    small_tile_px: float = 32.0
+    detect_fine_max_side_px: int = 1600
 
     # --- divider-bar candidates (stage 2) ---
     #: adaptive-threshold window as a fraction of the working image's long side.

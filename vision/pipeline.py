@@ -71,11 +71,10 @@ def _reread_with_consensus_width(work: np.ndarray, hyps: list[TileHypothesis], p
     return out
 
 
-def detect(image: np.ndarray, params: Params) -> tuple[list[TileHypothesis], dict]:
-    """All stages on a validated image; returns hypotheses in working pixels and stage data."""
-    work, scale = _working_image(image, params)
+def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list]:
+    """Bars searched on a copy of at most ``max_side`` px, tiles read from ``work``."""
     h, w = work.shape[:2]
-    det_scale = min(1.0, params.detect_max_side_px / max(h, w))
+    det_scale = min(1.0, max_side / max(h, w))
     if det_scale > 0.85:  # not worth a resize
         det_scale = 1.0
     det = work if det_scale == 1.0 else cv2.resize(
@@ -84,7 +83,18 @@ def detect(image: np.ndarray, params: Params) -> tuple[list[TileHypothesis], dic
     bars = [b.scaled(1.0 / det_scale) for b in find_bars(det, params)]
     hyps = [h for h in (read_tile(work, None, bar, params) for bar in bars) if h is not None]
     hyps = _reread_with_consensus_width(work, hyps, params)
-    hyps = [h for h in hyps if h.confidence >= params.drop_confidence]
+    return bars, [h for h in hyps if h.confidence >= params.drop_confidence]
+
+
+def detect(image: np.ndarray, params: Params) -> tuple[list[TileHypothesis], dict]:
+    """All stages on a validated image; returns hypotheses in working pixels and stage data."""
+    work, scale = _working_image(image, params)
+    bars, hyps = _search(work, params.detect_max_side_px, params)
+    good = [t.width_px for t in hyps if t.confidence >= params.min_confidence]
+    det_scale = min(1.0, params.detect_max_side_px / max(work.shape[:2]))
+    if det_scale < 1.0 and (not good or np.percentile(good, 75) * det_scale < params.small_tile_px):
+        # small tiles (or none found): search again at the full working resolution
+        bars, hyps = _search(work, params.detect_fine_max_side_px, params)
     kept = _suppress(hyps, params)
     if len(kept) >= 3:
         # scale reference: tiles whose face edges were all measured and that read well
