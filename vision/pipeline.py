@@ -28,7 +28,9 @@ def _working_image(image: np.ndarray, params: Params) -> tuple[np.ndarray, float
 
 def _suppress(hyps: list[TileHypothesis], params: Params) -> list[TileHypothesis]:
     """Keep the most confident of overlapping hypotheses."""
-    hyps = sorted(hyps, key=lambda t: (-t.confidence, -t.width_px))
+    # most confident first; among equals, the one whose outline was seen on more sides
+    hyps = sorted(hyps, key=lambda t: (-round(t.confidence, 1), -t.debug["measured"],
+                                       -t.confidence, -t.width_px))
     kept: list[TileHypothesis] = []
     boxes = []
     for hyp in hyps:

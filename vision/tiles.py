@@ -242,7 +242,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         hm = np.array([[m[0, 0] * kx, m[0, 1] * ky, m[0, 0] * ox + m[0, 1] * oy + m[0, 2]],
                        [m[1, 0] * kx, m[1, 1] * ky, m[1, 0] * ox + m[1, 1] * oy + m[1, 2]]])
         halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
-    counts, all_areas, strokes, merges, asymmetry = [], [], 0, 0, 0.0
+    counts, irregular, strokes, merges, asymmetry = [], False, 0, 0, 0.0
     band = round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c))
     for half in halves:
         k, areas, st, mg, asym = _count_half(half, band, params, t_pip)
@@ -256,7 +256,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
                 k, areas, st, mg, asym = retry
         counts.append(k)
         asymmetry = max(asymmetry, asym)
-        all_areas += areas
+        irregular |= len(areas) >= 2 and max(areas) > 3.5 * min(areas)
         strokes += st
         merges += mg
     confidence = 0.9 if bar.joined else 1.0  # whole bars win ties against joined pieces
@@ -270,7 +270,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     limit = params.set_size or 18
     if max(counts) > limit:
         confidence *= 0.2
-    if len(all_areas) >= 2 and max(all_areas) > 3.5 * min(all_areas):
+    if irregular:  # pips of one half differ too much in size
         confidence *= 0.6
     aspect = (et + eb) / max(1, width)
     if not 1.4 <= aspect <= 2.6:
