@@ -31,8 +31,8 @@ def stage_images(image: np.ndarray, params: Params | None = None, width: int = 6
     out = {}
     masks = ink_masks(work, params, ink_channels(work))
     ink = np.zeros_like(work)
-    ink[..., 2] = masks[0]
-    ink[..., 0] = masks[1]
+    ink[..., 2] = cv2.bitwise_or(masks[0], masks[1])  # red: dark ink (luminance or min)
+    ink[..., 0] = masks[2]  # blue: light ink (on dark tiles)
     out["1-ink"] = _fit(ink, width)
     dim = (work * 0.45).astype(np.uint8)
     bars_img = dim.copy()
