@@ -2,8 +2,10 @@
 
 A bar fixes a tile's centre, orientation, half line and scale, and separates touching
 tiles that a face segmentation would merge. Candidates come from a local (adaptive)
-threshold in two polarities: dark ink on light faces (minimum of B, G, R, so coloured
-strokes count as dark) and light ink on dark faces (maximum of B, G, R).
+threshold of three channels (see ``ink_channels``): dark ink on light faces (luminance,
+and the minimum of B, G, R so coloured strokes count as dark) and light ink on dark faces
+(the maximum of B, G, R). A cheap vectorised contrast test then drops table lines, grain,
+weave and tile edges before any tile is read.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ def dedupe_bars(bars: list[Bar]) -> list[Bar]:
 
 
 def ink_masks(image: np.ndarray, params: Params, channels: list | None = None) -> list[np.ndarray]:
-    """Binary ink masks (uint8 0/255), one per polarity."""
+    """Binary ink masks (uint8 0/255), one per channel of ``ink_channels``."""
     h, w = image.shape[:2]
     win = int(params.ink_window_frac * max(h, w)) | 1
     win = max(win, 15)
@@ -119,8 +121,8 @@ def bar_candidates(mask: np.ndarray, polarity: int, params: Params,
                    channel: np.ndarray | None = None) -> list[Bar]:
     """Thin straight components of an ink mask (and, given ``channel``, with contrast).
 
-    Shape comes from second moments, computed for all components at once: a rectangle of
-    length L and thickness t has variances L^2/12 and t^2/12 along its axes."""
+    Components are screened by their bounding boxes, then shaped by second moments: a
+    rectangle of length L and thickness t has variances L^2/12 and t^2/12 along its axes."""
     n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     if n <= 1:
         return []
@@ -201,7 +203,7 @@ def join_split_bars(bars: list[Bar], params: Params) -> list[Bar]:
 
 
 def find_bars(image: np.ndarray, params: Params) -> list[Bar]:
-    """All bar candidates of both polarities in a working-resolution BGR image."""
+    """All bar candidates of a BGR image (deduplicated, pin-split bars joined, capped)."""
     channels = ink_channels(image)
     out = []
     for k, mask in enumerate(ink_masks(image, params, channels)):

@@ -2,7 +2,8 @@
 
 Around each bar a probe crop is sampled in the bar's frame (u along the bar, v across it)
 at a canonical scale, so every later threshold is a fraction of the tile width ``C``. The
-face colour is the crop's median; every pixel's Lab distance to it separates face from
+face colour is the median of the strips just beside the bar (pip-free in every layout);
+every pixel's Lab distance to it separates face from
 ink for any pip colour or polarity. The face's extent along u and v gives the outline
 (each half measured separately, which absorbs mild perspective); each half is resampled
 to a C x C square and its pips are counted as round components.
