@@ -75,8 +75,11 @@ class Params:
     width_extent_range: tuple[float, float] = (1.15, 1.65)
     #: a row of the canonical crop ends the face when fewer than this fraction is face.
     edge_face_fraction: float = 0.45
-    #: bar Lab contrast against the face must be at least this.
+    #: bar Lab contrast against the face must be at least this, or on dim faces at least
+    #: ``bar_contrast_per_lightness`` x the face's Lab lightness, never below the dim floor.
     bar_min_contrast: float = 45.0
+    bar_contrast_per_lightness: float = 0.35
+    bar_min_contrast_dim: float = 30.0
     #: tiles overlapping more than this (intersection over the smaller) are duplicates.
     overlap_max: float = 0.35
 

@@ -199,7 +199,9 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     bar_rows = slice(mv - bt, mv + bt + 1)
     bar_cols = slice(mu - int(0.25 * cp), mu + int(0.25 * cp))
     bar_contrast = float(np.median(dist[bar_rows, bar_cols]))
-    if bar_contrast < params.bar_min_contrast:
+    # dim frames have less contrast everywhere: the floor follows the face's lightness
+    if bar_contrast < min(params.bar_min_contrast, max(
+            params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
         return None
     dark_ink = float(np.median(plab[bar_rows, bar_cols, 0])) < face[0]
     # outline: where the face ends on each of the four sides
