@@ -48,7 +48,7 @@ def _cmd_scan(args: argparse.Namespace) -> int:
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     try:
-        result = evaluate(args.labels, Params(set_size=parse_set(args.set)))
+        result = evaluate(args.labels, Params(set_size=parse_set(args.set)), args.transform)
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -110,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("evaluate", help="score against a labels.json")
     p.add_argument("labels")
     p.add_argument("--set", default="auto")
+    p.add_argument("--transform", help="rot90, warm, jpeg50, scale60, scale40, dim or blur: "
+                   "score transformed copies of the photos (robustness)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_evaluate)
     p = sub.add_parser("bench", help="ms per rendered frame")

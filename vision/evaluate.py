@@ -20,6 +20,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+import cv2
+import numpy as np
+
 from .imageio import load_image
 from .params import Params
 from .pipeline import scan
@@ -81,8 +84,30 @@ def score_image(expected: list, predicted: list, n_uncertain: int) -> tuple[int,
     return exact, halves, excused, rest_e, rest_p
 
 
-def evaluate(labels_path: str, params: Params | None = None) -> dict:
-    """Run ``scan`` on every labelled image and return the figures as one dict."""
+def _jpeg50(image: np.ndarray) -> np.ndarray:
+    _ok, data = cv2.imencode(".jpg", cv2.convertScaleAbs(image, alpha=0.8, beta=30),
+                             [cv2.IMWRITE_JPEG_QUALITY, 50])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+#: named image transforms for robustness checks (``evaluate --transform NAME``).
+TRANSFORMS = {
+    "rot90": lambda im: cv2.rotate(im, cv2.ROTATE_90_CLOCKWISE),
+    "warm": lambda im: np.clip(im * np.array([0.75, 0.95, 1.15]), 0, 255).astype(np.uint8),
+    "jpeg50": _jpeg50,
+    "scale60": lambda im: cv2.resize(im, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA),
+    "scale40": lambda im: cv2.resize(im, None, fx=0.4, fy=0.4, interpolation=cv2.INTER_AREA),
+    "dim": lambda im: (255 * (im / 255.0) ** 2.0).astype(np.uint8),
+    "blur": lambda im: cv2.GaussianBlur(im, (0, 0), 1.5),
+}
+
+
+def evaluate(labels_path: str, params: Params | None = None, transform: str | None = None
+             ) -> dict:
+    """Run ``scan`` on every labelled image (optionally transformed first, see
+    ``TRANSFORMS``) and return the figures as one dict."""
+    if transform is not None and transform not in TRANSFORMS:
+        raise ValueError(f"transform must be one of {sorted(TRANSFORMS)}, got {transform!r}")
     params = params or Params()
     with open(labels_path, encoding="utf-8") as fh:
         records = json.load(fh)
@@ -94,6 +119,8 @@ def evaluate(labels_path: str, params: Params | None = None) -> dict:
         path = os.path.join(base, rec["file"])
         try:
             image = load_image(path)
+            if transform is not None:
+                image = TRANSFORMS[transform](image)
             t0 = time.perf_counter()
             obs = scan(image, params)
             ms = (time.perf_counter() - t0) * 1000

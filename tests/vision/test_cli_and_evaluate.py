@@ -138,3 +138,12 @@ def test_stages_writes_one_picture_per_stage(frames, tmp_path):
     assert names == [f"frame0-{s}.jpg" for s in ("1-ink", "2-bars", "3-tiles", "4-halves",
                                                  "5-result")]
     assert all(cv2.imread(str(tmp_path / n)).shape[1] <= 320 for n in names)
+
+
+def test_evaluate_with_a_transform_and_a_bad_one(frames):
+    folder, _ = frames
+    out = run_cli("evaluate", str(folder / "labels.json"), "--json", "--transform", "rot90")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["tile_recall"] == 1.0
+    bad = run_cli("evaluate", str(folder / "labels.json"), "--transform", "sepia")
+    assert bad.returncode == 2 and "transform must be one of" in bad.stderr
