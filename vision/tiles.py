@@ -105,15 +105,20 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         if a / float(w * h) < params.pip_min_fill:
             strokes += 1
             continue
-        areas.append((a, elong))
+        areas.append((a, elong, min(w, h)))
         centres.append(cents[i])
-    # two or three touching pips look like one big or oblong pip: compare with the round ones
-    round_areas = [a for a, e in areas if e < 1.4]
-    single = float(np.median(round_areas)) if round_areas else (
-        float(min(a for a, _ in areas)) if areas else None)
+    # two or three touching pips look like one big or oblong pip: compare with the round
+    # ones; when every blob is oblong, a pip is about as wide as the blobs are thin
+    round_areas = [a for a, e, _ in areas if e < 1.4]
+    if round_areas:
+        single = float(np.median(round_areas))
+    elif areas:
+        single = float(np.median([0.8 * short * short for _, _, short in areas]))
+    else:
+        single = None
     merges = 0
     count = 0
-    for a, elong in areas:
+    for a, elong, _ in areas:
         k = 1
         if single and (a > params.pip_merge_area * single
                        or (elong >= 1.6 and a > 1.3 * single)):
@@ -124,7 +129,7 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         ref = single if single else 0.8 * short * short
         count += max(1, round(a / ref))
         merges += 1
-    areas = [a for a, _ in areas]
+    areas = [a for a, _, _ in areas]
     return (count, areas, strokes + specks // params.specks_per_stroke, merges,
             _asymmetry(centres, c))
 
