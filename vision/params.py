@@ -65,6 +65,8 @@ class Params:
     probe_width_px: int = 48
     #: canonical crop: tile width in pixels after warping (length is twice that).
     canon_width_px: int = 96
+    #: ... but never upsampled beyond the tile's own width, down to this.
+    canon_min_width_px: int = 64
     #: a pixel belongs to the face when its Lab distance to the face colour is below this.
     face_max_distance: float = 38.0
     #: fraction of the (inset) tile that must be face-coloured.

@@ -240,7 +240,8 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     if face_fraction < params.face_min_fraction:
         return None
     # pips: each half sampled to C x C with the bar side at row 0
-    c = params.canon_width_px
+    # no finer than the source (at most canon_width_px, at least canon_min_width_px)
+    c = int(np.clip(round(width / s), params.canon_min_width_px, params.canon_width_px))
     t_pip = max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast)
     kx = (el + er) / c
     halves = []
