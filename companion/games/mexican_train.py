@@ -23,7 +23,7 @@ from .dealing import deal, hand_size_value, parse_ladder
 from .errors import IllegalMoveError, InvalidMoveError
 from .moves import Move, player_slot, slot_player
 from .registry import register
-from .tiles import Tile, set_max_pips
+from .tiles import Tile, full_set, set_max_pips
 from .turns import TurnRuleIds, check_draw, check_pass, check_tile, draw_tile, out_or_blocked
 
 MEXICAN = "mx"
@@ -241,7 +241,7 @@ class MexicanTrain(Rules):
         if state.simulated:
             tiles = [state.drawn] if state.has_drawn and state.drawn else state.hands[state.current]
         else:
-            tiles = [t for t in self._unseen(state)]
+            tiles = [t for t in full_set(state.max_pips) if t not in state.played]
         plays = self._must_cover_own_double(state, self._plays(state, tiles))
         if state.phase == "run":
             return plays + [Move("done")]
@@ -253,10 +253,6 @@ class MexicanTrain(Rules):
         if state.has_drawn or state.boneyard_count == 0:
             words.append(Move("pass"))
         return plays + words
-
-    def _unseen(self, state: MexicanTrainState) -> list[Tile]:
-        return [Tile(a, b) for a in range(state.max_pips + 1) for b in range(a + 1)
-                if Tile(a, b) not in state.played]
 
     # -- checking -----------------------------------------------------------------------
     def check(self, state: MexicanTrainState, move: Move) -> None:
