@@ -65,8 +65,9 @@ class Params:
     probe_width_px: int = 48
     #: canonical crop: tile width in pixels after warping (length is twice that).
     canon_width_px: int = 96
-    #: ... but never upsampled beyond the tile's own width, down to this.
-    canon_min_width_px: int = 64
+    #: tiles between this and ``canon_width_px`` wide are sampled at their own width
+    #: (96: off; 72 is faster on 1080p frames but less robust on dim textured tables).
+    canon_min_width_px: int = 96
     #: a pixel belongs to the face when its Lab distance to the face colour is below this.
     face_max_distance: float = 38.0
     #: fraction of the (inset) tile that must be face-coloured.

@@ -240,8 +240,12 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     if face_fraction < params.face_min_fraction:
         return None
     # pips: each half sampled to C x C with the bar side at row 0
-    # no finer than the source (at most canon_width_px, at least canon_min_width_px)
-    c = int(np.clip(round(width / s), params.canon_min_width_px, params.canon_width_px))
+    # mid-sized tiles are sampled at their own resolution (no upsampling, faster); small
+    # ones are upsampled to canon_width_px, where the speck and pip-size rules were set
+    source_width = round(width / s)
+    c = params.canon_width_px
+    if params.canon_min_width_px <= source_width < c:
+        c = source_width
     t_pip = max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast)
     kx = (el + er) / c
     halves = []
