@@ -20,6 +20,7 @@ from .store import Event
 
 bp = Blueprint("stream", __name__, url_prefix="/api")
 CLOSE = object()
+BATCH_MAX = 64  # events a client gets in one write when it has fallen behind
 
 
 def sse(data: dict, kind: str, seq: int | None = None) -> str:
@@ -103,22 +104,32 @@ def client_stream(broker: Broker, table_id: int, last_id: int, keepalive: float)
             yield sse({"state": tables.view(table_id)}, "state")
             while True:
                 try:
-                    item = q.get(timeout=keepalive)
+                    items = [q.get(timeout=keepalive)]
                 except queue.Empty:
                     yield ": keepalive\n\n"
                     continue
-                if item is CLOSE:
-                    return
-                seq, text = item
-                if seq is not None:
-                    if seq <= sent:
-                        continue
-                    if seq > sent + 1:  # dropped from a full queue: refill from the log
-                        missing: list[Event] = backlog(sent, seq - 1)
-                        for event in missing:
-                            yield event_message(event.to_json(), None)
-                    sent = seq
-                yield text
+                while len(items) < BATCH_MAX:  # what queued meanwhile goes in one write
+                    try:
+                        items.append(q.get_nowait())
+                    except queue.Empty:
+                        break
+                chunk = []
+                for item in items:
+                    if item is CLOSE:
+                        if chunk:
+                            yield "".join(chunk)
+                        return
+                    seq, text = item
+                    if seq is not None:
+                        if seq <= sent:
+                            continue
+                        if seq > sent + 1:  # dropped from a full queue: refill from the log
+                            missing: list[Event] = backlog(sent, seq - 1)
+                            chunk.extend(event_message(e.to_json(), None) for e in missing)
+                        sent = seq
+                    chunk.append(text)
+                if chunk:
+                    yield "".join(chunk)
         finally:
             broker.close(table_id, q)
 
