@@ -32,9 +32,9 @@ def serve(args: argparse.Namespace) -> int:
               flush=True)
     hubs = None
     if not args.no_hubs:
-        from .hubs import start_hubs
+        from .hubs import parse_buttons, start_hubs
 
-        hubs = start_hubs(tables, url=args.mqtt_url)
+        hubs = start_hubs(tables, url=args.mqtt_url, buttons=parse_buttons(args.hub_buttons))
         app.extensions["companion.hubs"] = hubs
         print(f"hub link: {hubs.link.url or 'local broker'} (pair hubs on /admin)", flush=True)
         if args.demo:
@@ -106,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--mqtt-url", default=os.environ.get("MQTT_URL"),
                    help="hub broker (default $MQTT_URL, else a local broker is started)")
     p.add_argument("--no-hubs", action="store_true", help="run without the hub link")
+    p.add_argument("--hub-buttons", default=os.environ.get("COMPANION_HUB_BUTTONS"),
+                   help="hub buttons to moves (default done=pass,draw=draw)")
     p.add_argument("--camera", help="camera for the camera table: an index, a video or "
                    "image folder, an MJPEG/RTSP URL, or 'demo' (the default with --demo)")
     p.set_defaults(run=serve)

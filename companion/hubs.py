@@ -34,9 +34,11 @@ PAIRS_SETTING = "hub_pairs"
 class HubWiring:
     """Pairs tables with hubs over one ``HubLink`` and turns hub events into table actions."""
 
-    def __init__(self, tables: Tables, link: HubLink):
+    def __init__(self, tables: Tables, link: HubLink, buttons: dict[str, str] | None = None):
+        """``buttons`` maps hub buttons to moves (default: done -> pass, draw -> draw)."""
         self.tables = tables
         self.link = link
+        self.buttons = buttons
         self._sensed: dict[str, set[str]] = {}
         self._online: dict[str, bool] = {}
         self._lock = threading.Lock()
@@ -99,7 +101,7 @@ class HubWiring:
             self._publish_status(table_id, hub)
 
     def _press(self, table_id: int, hub: str, message: Any) -> None:
-        action = button_action(message.btn)
+        action = button_action(message.btn, self.buttons)
         if action is None:
             return
         key = f"hub:{hub}:{message.boot}:{message.seq}"
@@ -139,8 +141,22 @@ def game_markers(view: dict) -> list[str]:
     return [train["name"] for train in round_view.get("trains") or [] if train.get("marker")]
 
 
-def start_hubs(tables: Tables, url: str | None = None, instance: str = "companion") -> HubWiring:
+def parse_buttons(text: str | None) -> dict[str, str] | None:
+    """``"done=pass,draw=draw"`` -> a button map; None or "" keeps the default."""
+    if not text:
+        return None
+    mapping = {}
+    for part in text.split(","):
+        button, sep, move = part.partition("=")
+        if not sep or not button.strip() or move.strip() not in ("pass", "draw", "done"):
+            raise ValueError(f"{part!r}: write a button map like done=pass,draw=draw")
+        mapping[button.strip()] = move.strip()
+    return mapping
+
+
+def start_hubs(tables: Tables, url: str | None = None, instance: str = "companion",
+               buttons: dict[str, str] | None = None) -> HubWiring:
     """Start the MQTT link (``url``, else $MQTT_URL, else a local broker) and the wiring."""
     link = HubLink(url=url, instance=instance)
     link.start()
-    return HubWiring(tables, link)
+    return HubWiring(tables, link, buttons)

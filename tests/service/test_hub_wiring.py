@@ -92,3 +92,11 @@ def test_pairings_survive_a_restart(table, tmp_path):
     again = HubWiring(Tables(SQLiteStore(str(tmp_path / "companion.db"))),
                       HubLink("mqtt://127.0.0.1:1", "unused"))
     assert again.pairs() == {table_id: HUB}
+
+
+def test_button_map_is_configurable_and_checked():
+    from companion.hubs import parse_buttons
+    assert parse_buttons("done=draw,draw=pass") == {"done": "draw", "draw": "pass"}
+    assert parse_buttons(None) is None
+    with pytest.raises(ValueError, match="button map"):
+        parse_buttons("done=jump")
