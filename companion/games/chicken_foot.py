@@ -26,7 +26,15 @@ from .errors import IllegalMoveError, InvalidMoveError
 from .moves import Move
 from .registry import register
 from .tiles import Tile, full_set, set_max_pips
-from .turns import TurnRuleIds, check_draw, check_pass, check_tile, draw_tile, out_or_blocked
+from .turns import (
+    TurnRuleIds,
+    check_draw,
+    check_pass,
+    check_tile,
+    draw_tile,
+    next_turn,
+    out_or_blocked,
+)
 
 CENTRE = "c"
 TURN_IDS = TurnRuleIds(tile_exists="CF-1", holds="CF-3", no_tiles="CF-10", draw_once="CF-9",
@@ -316,7 +324,7 @@ class ChickenFoot(Rules):
         elif move.kind == "pass":
             record_claim(state, "pass", self.targets(state))
             state.passes += 1
-            self._end_turn(state)
+            next_turn(state)
 
     def _apply_play(self, state: ChickenFootState, move: Move) -> None:
         tile, name, seat = move.tile, move.target, state.current
@@ -349,12 +357,7 @@ class ChickenFoot(Rules):
         if state.hand_sizes[seat] == 0:
             state.out = seat  # CF-10
             return
-        self._end_turn(state)
-
-    def _end_turn(self, state: ChickenFootState) -> None:
-        state.current = (state.current + 1) % state.players
-        state.has_drawn = False
-        state.drawn = None
+        next_turn(state)
 
     # -- end of round -------------------------------------------------------------------
     def is_round_over(self, state: ChickenFootState) -> bool:

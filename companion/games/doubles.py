@@ -27,7 +27,7 @@ from .errors import IllegalMoveError, InvalidMoveError
 from .moves import Move
 from .registry import register
 from .tiles import Tile, full_set, parse_tiles
-from .turns import TurnRuleIds, check_draw, check_pass, check_tile, draw_tile
+from .turns import TurnRuleIds, check_draw, check_pass, check_tile, draw_tile, next_turn
 
 SPINNER_SIDES = 4  # DB-4
 SET_SIZE = 28  # DB-1: double-6
@@ -266,7 +266,7 @@ class Doubles(Rules):
             record_claim(state, "pass", [(str(t), number, state.unlocked(number))
                                          for t, (number, _) in state.open_ends.items()])
             state.passes = state.passes + 1 if not self.can_draw(state) else 0
-            self._end_turn(state)
+            next_turn(state)
             return
         tile, target = move.tile, Tile.parse(move.target)
         if state.simulated:
@@ -283,12 +283,7 @@ class Doubles(Rules):
         if state.hand_sizes[seat] == 0:
             state.out = seat  # DB-7
             return
-        self._end_turn(state)
-
-    def _end_turn(self, state: DoublesState) -> None:
-        state.current = (state.current + 1) % state.players
-        state.has_drawn = False
-        state.drawn = None
+        next_turn(state)
 
     # -- the end of a round --------------------------------------------------------------
     def is_round_over(self, state: DoublesState) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Self
 
 from .errors import InvalidMoveError
 
@@ -14,7 +15,7 @@ class Tile(tuple):
 
     __slots__ = ()
 
-    def __new__(cls, a: int, b: int) -> Tile:
+    def __new__(cls, a: int, b: int) -> Self:
         return tuple.__new__(cls, (a, b) if a >= b else (b, a))
 
     def __getnewargs__(self):

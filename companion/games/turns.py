@@ -74,6 +74,13 @@ def draw_tile(state: GameState) -> None:
         state.hands[state.current].append(state.drawn)
 
 
+def next_turn(state: GameState) -> None:
+    """The turn passes to the left; nothing drawn yet."""
+    state.current = (state.current + 1) % state.players
+    state.has_drawn = False
+    state.drawn = None
+
+
 def out_or_blocked(rules: Rules, state: GameState, revealed, breach_rule: str) -> RoundResult:
     """Penalty scoring: the player out scores 0, others their pips; blocked: every hand, the
     lowest wins the round. Revealed hands are cross-checked."""
