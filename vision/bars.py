@@ -87,7 +87,8 @@ def _sample(channel: np.ndarray, pts: np.ndarray) -> np.ndarray:
 
 
 def bar_contrasts(channel: np.ndarray, centre: np.ndarray, direction: np.ndarray,
-                  length: np.ndarray, thickness: np.ndarray, params: Params) -> np.ndarray:
+                  length: np.ndarray, thickness: np.ndarray, params: Params,
+                  one_end: bool = False) -> np.ndarray:
     """Cheap test of K candidates at once (``channel`` has ink dark): how much darker each
     bar is than the face on *both* sides of it and just past *both* its ends. Table lines,
     wood grain and tile edges have a different colour on one side or run on, and score 0."""
@@ -109,7 +110,9 @@ def bar_contrasts(channel: np.ndarray, centre: np.ndarray, direction: np.ndarray
         ends.append(np.median(_sample(channel, tip[:, None, :] + spread), axis=1))
     side_a, side_b = sides[0] - bar, sides[1] - bar
     low, high = np.minimum(side_a, side_b), np.maximum(side_a, side_b)
-    end_low = np.minimum(ends[0], ends[1]) - bar
+    # seen at a grazing angle a bar reaches the near (foreshortened) edge of its face:
+    # ``one_end`` asks for face past one end only
+    end_low = (np.maximum if one_end else np.minimum)(ends[0], ends[1]) - bar
     # a very dark bar on a bright face needs no bright ends: seen at an angle, a bar
     # reaches the (foreshortened) edges of its tile
     ends_ok = (end_low >= params.bar_end_contrast * low) | (low >= params.bar_sure_contrast)
@@ -118,7 +121,7 @@ def bar_contrasts(channel: np.ndarray, centre: np.ndarray, direction: np.ndarray
 
 
 def bar_candidates(mask: np.ndarray, polarity: int, params: Params,
-                   channel: np.ndarray | None = None) -> list[Bar]:
+                   channel: np.ndarray | None = None, one_end: bool = False) -> list[Bar]:
     """Thin straight components of an ink mask (and, given ``channel``, with contrast).
 
     Components are screened by their bounding boxes, then shaped by second moments: a
@@ -160,7 +163,8 @@ def bar_candidates(mask: np.ndarray, polarity: int, params: Params,
     dirs = np.stack([np.cos(theta[idx]), np.sin(theta[idx])], 1)
     contrast = np.full(len(idx), 255.0)
     if channel is not None and len(idx):
-        contrast = bar_contrasts(channel, centres, dirs, length[idx], thick[idx], params)
+        contrast = bar_contrasts(channel, centres, dirs, length[idx], thick[idx], params,
+                                 one_end)
     return [Bar(centres[k], dirs[k], float(length[i]), float(thick[i]), polarity, float(contrast[k]))
             for k, i in enumerate(idx) if contrast[k] >= params.bar_min_quick_contrast]
 
@@ -210,6 +214,28 @@ def find_bars(image: np.ndarray, params: Params) -> list[Bar]:
         out += bar_candidates(mask, CHANNEL_POLARITY[k], params, channels[k])
     out = dedupe_bars(out)
     out = join_split_bars(out, params)
+    if len(out) > params.max_bars:
+        out = sorted(out, key=lambda b: -b.contrast)[: params.max_bars]
+    return out
+
+
+def find_ridge_bars(image: np.ndarray, params: Params) -> list[Bar]:
+    """Bars that touch a dark edge (angled views): on a tile seen at a low angle the bar
+    runs into the tile's shaded side face or shadow, and in the local-mean masks both are
+    one component. A grey closing along rows (columns) fills dark strokes narrower than
+    ``ridge_kernel_frac`` of the frame across them, so the difference to the image marks
+    strokes that are dark between brighter pixels on *both* sides in that direction: a
+    near-vertical bar is marked by the row closing, the horizontal shadow band below it
+    is not (it runs along the rows), and the two come apart."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    k = max(15, int(params.ridge_kernel_frac * max(grey.shape[:2])) | 1)
+    out = []
+    for kernel in (np.ones((1, k), np.uint8), np.ones((k, 1), np.uint8)):
+        ridge = cv2.subtract(cv2.morphologyEx(grey, cv2.MORPH_CLOSE, kernel), grey)
+        mask = cv2.threshold(ridge, params.ridge_offset, 255, cv2.THRESH_BINARY)[1]
+        out += [b for b in bar_candidates(mask, 0, params, grey, one_end=True)
+                if b.length >= params.ridge_min_elongation * b.thickness]
+    out = dedupe_bars(out)
     if len(out) > params.max_bars:
         out = sorted(out, key=lambda b: -b.contrast)[: params.max_bars]
     return out

@@ -59,6 +59,41 @@ class Params:
     #: collinear bar pieces (a bar split by a metal pin) are joined when the gap is below
     #: this fraction of their joint length.
     bar_join_gap: float = 0.35
+    #: angled views: when fewer than ``ridge_gate_tiles`` confident tiles are found, bars
+    #: are searched again in directional ridge masks (``bars.find_ridge_bars``): a grey
+    #: closing along rows / columns with a line this fraction of the frame's long side
+    #: (wider than any bar is thick), ink where the closing exceeds the image by
+    #: ``ridge_offset`` grey levels; those bars need face past one end only.
+    ridge_gate_tiles: int = 3
+    ridge_kernel_frac: float = 0.03
+    ridge_offset: float = 30.0
+    #: ridge bars must be at least this elongated (a shadow band under a tile is fatter).
+    ridge_min_elongation: float = 5.0
+
+    # --- angled faces (``tiles.read_tile_angled``, used for the ridge bars) ---
+    #: the face region is searched in a square of +- this many bar lengths around the bar.
+    angled_window: float = 3.0
+    #: the face mask is opened with a square this fraction of W wide (cuts the thin
+    #: bridges where faces meet in the image).
+    angled_open: float = 0.12
+    #: the face's long axis may make at most this cosine with the bar (it crosses it).
+    angled_max_axis_cos: float = 0.6
+    #: bar length / face extent along the bar (0.74 seen square-on; foreshortening
+    #: shortens both alike, glare on the rim or a bevel shortens the face a little).
+    angled_bar_ratio: tuple[float, float] = (0.55, 1.05)
+    #: face extent along its long axis / extent along the bar (2 square-on; more when
+    #: foreshortened across the short axis, less across the long one).
+    angled_aspect: tuple[float, float] = (1.5, 4.0)
+    #: the measured face is widened by this fraction of its width on every side (the
+    #: rounded rim, lit or shaded unlike the face, is not in the face-colour region).
+    angled_rim: float = 0.04
+    #: the shorter half must be at least this fraction of the longer one.
+    angled_half_balance: float = 0.6
+    #: the face region's convex hull must fill its fitted parallelogram this much.
+    angled_min_hull_fill: float = 0.8
+    #: confidence of an angled read before the usual pip penalties (a measured outline
+    #: in a skewed frame is less certain than a square-on one).
+    angled_confidence: float = 0.95
 
     # --- tile hypothesis and face (stage 3) ---
     #: coarse probe used to find the face colour and outline: pixels per tile width.

@@ -7,12 +7,12 @@ import dataclasses
 import cv2
 import numpy as np
 
-from .bars import find_bars
+from .bars import find_bars, find_ridge_bars
 from .cvcompat import convex_overlap
 from .imageio import validate_image
 from .observation import Observation, TileReading
 from .params import Params, parse_set
-from .tiles import TileHypothesis, read_tile
+from .tiles import TileHypothesis, read_tile, read_tile_angled
 
 
 def _working_image(image: np.ndarray, params: Params) -> tuple[np.ndarray, float]:
@@ -63,13 +63,29 @@ def _reread_with_consensus_width(work: np.ndarray, hyps: list[TileHypothesis], p
     ratio = float(np.median(good))
     out = []
     for hyp in hyps:
-        if hyp.confidence < 0.8 or abs(hyp.debug["ratio"] - ratio) > 0.1 * ratio:
+        if hyp.debug.get("angled"):
+            pass  # measured in its own skewed frame: the square-on ratio does not apply
+        elif hyp.confidence < 0.8 or abs(hyp.debug["ratio"] - ratio) > 0.1 * ratio:
             again = read_tile(work, None, hyp.bar, params, ratio_hint=ratio, fixed_width=True)
             # an unmeasured width is a guess: the frame's ratio is the better one on a tie
             margin = 0.05 if not hyp.debug["width_measured"] else 0.0
             if again is not None and again.confidence > hyp.confidence - margin:
                 hyp = again
         out.append(hyp)
+    return out
+
+
+def _new_bars(more: list, bars: list) -> list:
+    """The bars of ``more`` that are not already among ``bars`` (same centre and axis)."""
+    if not bars or not more:
+        return more
+    cen = np.array([b.centre for b in bars])
+    dirs = np.array([b.direction for b in bars])
+    out = []
+    for b in more:
+        near = np.linalg.norm(cen - b.centre, axis=1) < 0.3 * b.length
+        if not (near & (np.abs(dirs @ b.direction) > 0.9)).any():
+            out.append(b)
     return out
 
 
@@ -84,6 +100,11 @@ def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list
         interpolation=cv2.INTER_LINEAR if det_scale >= 0.5 else cv2.INTER_AREA)
     bars = [b.scaled(1.0 / det_scale) for b in find_bars(det, params)]
     hyps = [h for h in (read_tile(work, None, bar, params) for bar in bars) if h is not None]
+    if sum(h.confidence >= params.min_confidence for h in hyps) < params.ridge_gate_tiles:
+        # few tiles: perhaps an angled view whose bars run into the tiles' side faces
+        more = _new_bars([b.scaled(1.0 / det_scale) for b in find_ridge_bars(det, params)], bars)
+        bars = bars + more
+        hyps += [h for h in (read_tile_angled(work, bar, params) for bar in more) if h is not None]
     hyps = _reread_with_consensus_width(work, hyps, params)
     return bars, [h for h in hyps if h.confidence >= params.drop_confidence]
 
