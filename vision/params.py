@@ -73,6 +73,9 @@ class Params:
     # --- angled faces (``tiles.read_tile_angled``, used for the ridge bars) ---
     #: the face region is searched in a square of +- this many bar lengths around the bar.
     angled_window: float = 3.0
+    #: Lab distance to the face colour below which a pixel is face (tighter than
+    #: ``face_max_distance``: the shaded side face and the shadow below are close to it).
+    angled_face_distance: float = 38.0
     #: the face mask is opened with a square this fraction of W wide (cuts the thin
     #: bridges where faces meet in the image).
     angled_open: float = 0.12
@@ -91,6 +94,9 @@ class Params:
     angled_half_balance: float = 0.6
     #: the face region's convex hull must fill its fitted parallelogram this much.
     angled_min_hull_fill: float = 0.8
+    #: an angled read is repeated with the outline grown by this fraction of the width on
+    #: every outer side; different counts make it unsure.
+    angled_recheck_grow: float = 0.04
     #: confidence of an angled read before the usual pip penalties (a measured outline
     #: in a skewed frame is less certain than a square-on one).
     angled_confidence: float = 0.95

@@ -346,7 +346,9 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     pts = np.concatenate([pc + t * d + sg * o * nrm for t in tt for o in off for sg in (1, -1)]
                          ).reshape(-1, 2)
     ij = np.clip(np.round(pts).astype(int), 0, size - 1)
-    face = np.median(plab[ij[:, 1], ij[:, 0]], axis=0)
+    near = plab[ij[:, 1], ij[:, 0]]
+    # foreshortened, the pips come close to the bar: the face is the lighter half
+    face = np.median(near[near[:, 0] >= np.median(near[:, 0])], axis=0)
     dist = _norm3(plab - face)
     on_bar = np.clip(np.round(pc + np.linspace(-0.3, 0.3, 9)[:, None] * lp * d).astype(int),
                      0, size - 1)
@@ -355,7 +357,7 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
             params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
         return None
     dark_ink = float(np.median(plab[on_bar[:, 1], on_bar[:, 0], 0])) < face[0]
-    facemask = (dist < params.face_max_distance).view(np.uint8)
+    facemask = (dist < params.angled_face_distance).view(np.uint8)
     # pips are holes in the face: fill them (what the frame's border cannot reach)
     outside = np.pad(1 - facemask, 1, constant_values=1)
     cv2.floodFill(outside, None, (0, 0), 2)
@@ -409,15 +411,25 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
         return None
     c = params.canon_width_px
     t_pip = max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast)
-    halves = []
-    for extent in (lo_s, hi_s):
-        ka, kd = extent / c / s, width / c / s  # working px per output px
-        origin = bar.centre + (lo_t / s) * d
-        hm = np.array([[d[0] * kd, a[0] * ka, origin[0]], [d[1] * kd, a[1] * ka, origin[1]]])
-        halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
     band = round(max(params.bar_band * c, 0.5 * bar.thickness * s * c / width + 0.03 * c))
-    counts, irregular, strokes, merges, asymmetry = _count_halves(halves, band, params, t_pip)
+
+    def count(grow: float) -> tuple:
+        """Both halves, the outline grown by ``grow`` x width on each outer side."""
+        g = grow * width
+        halves = []
+        for extent in (lo_s - g, hi_s + g):
+            ka, kd = extent / c / s, (width + 2 * g) / c / s  # working px per output px
+            origin = bar.centre + ((lo_t - g) / s) * d
+            hm = np.array([[d[0] * kd, a[0] * ka, origin[0]], [d[1] * kd, a[1] * ka, origin[1]]])
+            halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
+        return _count_halves(halves, band, params, t_pip)
+
+    counts, irregular, strokes, merges, asymmetry = count(0.0)
     confidence = 0.9 * params.angled_confidence
+    # the measured outline is the main doubt of an angled read: a slightly larger one
+    # must give the same counts
+    if count(params.angled_recheck_grow)[0] != counts:
+        confidence *= 0.4
     if strokes:
         confidence *= params.stroke_penalty ** min(strokes, 3)
     if counts == [0, 0]:
