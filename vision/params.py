@@ -127,6 +127,12 @@ class Params:
     #: tiles overlapping more than this (intersection over the smaller) are duplicates.
     overlap_max: float = 0.35
 
+    #: a face that leans in the bar's frame by more than this (slope of its row middles,
+    #: about the tangent of the shear; square-on faces measure below 0.18) is seen at an
+    #: angle: that reading is unsure and the face is measured again in its own skewed
+    #: frame (``tiles.read_tile_angled``).
+    shear_max: float = 0.2
+
     # --- pips (stage 4) ---
     #: pip threshold = max(pip_min_contrast, pip_rel_contrast * bar contrast).
     pip_min_contrast: float = 30.0

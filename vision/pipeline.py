@@ -89,6 +89,14 @@ def _new_bars(more: list, bars: list) -> list:
     return out
 
 
+def _angled_instead(work: np.ndarray, hyp: TileHypothesis, params: Params) -> TileHypothesis:
+    """A face that leans in its bar's frame is read again in its own skewed frame."""
+    if abs(hyp.debug.get("shear", 0.0)) <= params.shear_max:
+        return hyp
+    again = read_tile_angled(work, hyp.bar, params)
+    return again if again is not None and again.confidence > hyp.confidence else hyp
+
+
 def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list]:
     """Bars searched on a copy of at most ``max_side`` px, tiles read from ``work``."""
     h, w = work.shape[:2]
@@ -100,6 +108,7 @@ def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list
         interpolation=cv2.INTER_LINEAR if det_scale >= 0.5 else cv2.INTER_AREA)
     bars = [b.scaled(1.0 / det_scale) for b in find_bars(det, params)]
     hyps = [h for h in (read_tile(work, None, bar, params) for bar in bars) if h is not None]
+    hyps = [_angled_instead(work, h, params) for h in hyps]
     if sum(h.confidence >= params.min_confidence for h in hyps) < params.ridge_gate_tiles:
         # few tiles: perhaps an angled view whose bars run into the tiles' side faces
         more = _new_bars([b.scaled(1.0 / det_scale) for b in find_ridge_bars(det, params)], bars)

@@ -134,6 +134,29 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
             _asymmetry(centres, c))
 
 
+def _shear(facemask: np.ndarray, mu: int, mv: int, el: float, er: float, et: float,
+           eb: float, cp: int) -> float:
+    """How far the face leans in the bar's frame: the slope of the middle of each row's
+    face extent against the row (0 for a face seen square-on, whose long axis is
+    perpendicular to the bar; about the tangent of the shear when seen at an angle)."""
+    pad = round(0.15 * cp)
+    lo, hi = max(0, int(mu - el) - pad), min(facemask.shape[1], int(mu + er) + pad + 1)
+    rows = np.r_[int(mv - 0.85 * et) : int(mv - 0.25 * et), int(mv + 0.25 * eb) : int(mv + 0.85 * eb)]
+    rows = rows[(rows >= 0) & (rows < facemask.shape[0])]
+    if len(rows) < 4 or hi - lo < 4:
+        return 0.0
+    sub = facemask[rows, lo:hi]
+    has = sub.any(axis=1)
+    if has.sum() < 4:
+        return 0.0
+    first = sub.argmax(axis=1)
+    last = sub.shape[1] - 1 - sub[:, ::-1].argmax(axis=1)
+    mid = 0.5 * (first + last)[has]
+    v = (rows - mv)[has].astype(np.float64)
+    v = v - v.mean()
+    return float((v * (mid - mid.mean())).sum() / max(1e-6, (v * v).sum()))
+
+
 def _count_halves(halves: list, band: int, params: Params, t_pip: float
                   ) -> tuple[list[int], bool, int, int, float]:
     """Pips of both halves, with the glossy-pip and touching-pip retries. Returns counts,
@@ -262,6 +285,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     face_fraction = float(region.mean())
     if face_fraction < params.face_min_fraction:
         return None
+    shear = _shear(facemask, mu, mv, el, er, et, eb, cp)
     # pips: each half sampled to C x C with the bar side at row 0
     # mid-sized tiles are sampled at their own resolution (no upsampling, faster); small
     # ones are upsampled to canon_width_px, where the speck and pip-size rules were set
@@ -293,6 +317,8 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         confidence *= 0.2
     if irregular:  # pips of one half differ too much in size
         confidence *= 0.6
+    if abs(shear) > params.shear_max:
+        confidence *= 0.3  # seen at an angle: the bar's frame does not fit the face
     aspect = (et + eb) / max(1, width)
     if not 1.4 <= aspect <= 2.6:
         confidence *= 0.4
@@ -309,7 +335,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": measured,
              "strokes": strokes, "merges": merges, "ratio": bar.length * s / max(1, width),
              "width_measured": left is not None and right is not None,
-             "asymmetry": asymmetry}
+             "asymmetry": asymmetry, "shear": shear}
     return TileHypothesis((counts[0], counts[1]), corners, float(np.clip(confidence, 0, 1)),
                           width / s, bar.polarity, debug, bar)
 
