@@ -208,8 +208,10 @@ def _ink_distance(image: np.ndarray, matrix: np.ndarray, size: tuple[int, int], 
                            borderMode=cv2.BORDER_REPLICATE)
     diff = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32) - face
     dist = _norm3(diff)
-    sign = 1.0 if dark_ink else -1.0
-    glare = (sign * diff[..., 0] > 0.5 * t_pip) & (
+    light = diff[..., 0] if dark_ink else -diff[..., 0]
+    if float(light.max()) <= 0.5 * t_pip:
+        return dist  # nothing is a brighter (darker) copy of the face: no glare to remove
+    glare = (light > 0.5 * t_pip) & (
         diff[..., 1] ** 2 + diff[..., 2] ** 2 < (0.6 * t_pip) ** 2)
     dist[glare] = 0.0
     return dist
