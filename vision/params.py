@@ -76,6 +76,9 @@ class Params:
     #: Lab distance to the face colour below which a pixel is face (tighter than
     #: ``face_max_distance``: the shaded side face and the shadow below are close to it).
     angled_face_distance: float = 38.0
+    #: and at most this much darker (Lab lightness) than the face colour: the shaded side
+    #: face and the shadow under a tile are darker copies of the face.
+    angled_max_darker: float = 30.0
     #: the face mask is opened with a square this fraction of W wide (cuts the thin
     #: bridges where faces meet in the image).
     angled_open: float = 0.12

@@ -399,7 +399,10 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
             params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
         return None
     dark_ink = float(np.median(plab[on_bar[:, 1], on_bar[:, 0], 0])) < face[0]
-    facemask = (dist < params.angled_face_distance).view(np.uint8)
+    facemask = dist < params.angled_face_distance
+    # the side face and the shadow below it are darker copies of the face colour
+    facemask &= plab[..., 0] > face[0] - params.angled_max_darker
+    facemask = facemask.view(np.uint8)
     # pips are holes in the face: fill them (what the frame's border cannot reach)
     outside = np.pad(1 - facemask, 1, constant_values=1)
     cv2.floodFill(outside, None, (0, 0), 2)
