@@ -100,6 +100,9 @@ class Params:
     #: an angled read is repeated with the outline grown by this fraction of the width on
     #: every outer side; different counts make it unsure.
     angled_recheck_grow: float = 0.04
+    #: confidence factor per merged blob in an angled read (0.8 square-on): resampled
+    #: foreshortened pips merge more, and splitting them by area is less reliable.
+    angled_merge_penalty: float = 0.5
     #: confidence of an angled read before the usual pip penalties (a measured outline
     #: in a skewed frame is less certain than a square-on one).
     angled_confidence: float = 0.95

@@ -481,7 +481,7 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
         confidence *= 0.5
     if asymmetry > params.layout_max_asymmetry:
         confidence *= 0.5
-    confidence *= 0.8 ** merges
+    confidence *= params.angled_merge_penalty ** merges
     if max(counts) > (params.set_size or 18):
         confidence *= 0.2
     if irregular:

@@ -32,9 +32,9 @@ def test_foreshortened_frames_are_read_or_reported_unsure():
                     expected.remove(tuple(sorted(tile.pips)))
                 else:
                     wrong += 1
-    # measured when written: 13 right, 2 wrong of 32 tiles (5 right, 16 wrong before the
+    # measured when written: 14 right, 2 wrong of 32 tiles (5 right, 16 wrong before the
     # angled reader); the floors leave a little room
-    assert right >= 11
+    assert right >= 12
     assert wrong <= 3
 
 
