@@ -410,7 +410,7 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     # faces that touch in the image (one behind the other) meet along thin bridges
     k = max(3, round(params.angled_open * cp) | 1)
     facemask = cv2.morphologyEx(facemask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
-    n, labels = cv2.connectedComponents(facemask, connectivity=4)
+    _, labels = cv2.connectedComponents(facemask, connectivity=4)
     # the bar may cut the face in two (it reaches the near edge): one region per side
     seeds = labels[ij[:, 1], ij[:, 0]].reshape(-1, 2)
     comp = np.zeros(labels.shape, bool)
@@ -430,7 +430,7 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     ys, xs = np.nonzero(filled)
     xy = np.stack([xs, ys], 1).astype(np.float64) - pc
     cov = np.cov(xy.T)
-    evals, evecs = np.linalg.eigh(cov)
+    _, evecs = np.linalg.eigh(cov)
     a = evecs[:, 1]  # long axis
     if abs(float(a @ d)) > params.angled_max_axis_cos:
         return None

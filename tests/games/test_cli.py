@@ -14,7 +14,7 @@ from companion.games.__main__ import main
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "companion.games", *args],
+    return subprocess.run([sys.executable, "-m", "companion.games", *args], check=False,
                           capture_output=True, text=True, timeout=120)
 
 

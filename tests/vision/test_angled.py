@@ -40,7 +40,7 @@ def test_foreshortened_frames_are_read_or_reported_unsure():
 
 def test_angled_reader_on_a_sheared_tile():
     # one tile, 4 | 9, drawn square-on then sheared and squashed like a low camera angle
-    image, truth = render_table(RenderSpec(tiles=[(4, 9)], n_tiles=1, set_size=12, seed=2,
+    image, _ = render_table(RenderSpec(tiles=[(4, 9)], n_tiles=1, set_size=12, seed=2,
                                            rotation=False, background="cloth"))
     h, w = image.shape[:2]
     m = np.array([[1.0, 0.35, 0.0], [0.0, 0.6, 0.0]])
