@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from companion.games import Tile, full_set, get_rules
+import pytest
+
+from companion.games import IllegalMoveError, Tile, full_set, get_rules
 from companion.games.tiles import parse_tiles, set_max_pips
 
 
@@ -27,3 +29,13 @@ def play_all(rules, state, moves: str) -> None:
     """Play space-separated moves; each must be accepted."""
     for text in moves.split():
         rules.play(state, text)
+
+
+def assert_refused(rules, state, move: str, rule: str) -> IllegalMoveError:
+    """``move`` is refused citing ``rule``, and the refusal leaves the state unchanged."""
+    before = state.snapshot()
+    with pytest.raises(IllegalMoveError) as caught:
+        rules.play(state, move)
+    assert caught.value.rule == rule, str(caught.value)
+    assert state.snapshot() == before, "a refused move changed the state"
+    return caught.value

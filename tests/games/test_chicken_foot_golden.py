@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
-
-from companion.games import TABLE, IllegalMoveError, get_rules
+from companion.games import TABLE, get_rules
 from companion.games.tiles import parse_tiles
 
+from .scripted import assert_refused as refused
 from .scripted import play_all, scripted_round
 
 HANDS = ["9-1 9-2 2-2 5-5", "3-3 4-4 5-1", "9-3 1-0 6-6", "8-8 7-7 4-0"]
 DRAWS = "6-5 9-4 3-0 2-1 8-2 7-2"  # drawn in this order
 
 
-def refused(rules, state, move: str, rule: str) -> None:
-    before = state.snapshot()
-    with pytest.raises(IllegalMoveError) as caught:
-        rules.play(state, move)
-    assert caught.value.rule == rule, str(caught.value)
-    assert state.snapshot() == before
 
 
 def test_opening_follows_the_rule_book_example():

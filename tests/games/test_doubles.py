@@ -10,7 +10,6 @@ import pytest
 from companion.games import (
     TABLE,
     AmbiguousMoveError,
-    IllegalMoveError,
     InvalidMoveError,
     Tile,
     full_set,
@@ -19,6 +18,8 @@ from companion.games import (
 from companion.games.doubles import CONFORMANCE_OPTIONS, highest_double
 from companion.games.match import play_random_match, table_replay
 from companion.games.tiles import parse_tiles
+
+from .scripted import assert_refused
 
 RULES = get_rules("doubles")
 
@@ -37,12 +38,8 @@ def play(state, moves: str) -> None:
         RULES.play(state, text)
 
 
-def refused(state, move: str, rule: str) -> None:
-    before = state.snapshot()
-    with pytest.raises(IllegalMoveError) as caught:
-        RULES.play(state, move)
-    assert caught.value.rule == rule, str(caught.value)
-    assert state.snapshot() == before
+def refused(state, move: str, rule: str):
+    return assert_refused(RULES, state, move, rule)
 
 
 # -- golden rounds ------------------------------------------------------------------------------

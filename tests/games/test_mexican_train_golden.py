@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from companion.games import TABLE, IllegalMoveError, Tile, get_rules
+from companion.games import TABLE, Tile, get_rules
 from companion.games.tiles import parse_tiles
 
+from .scripted import assert_refused as refused
 from .scripted import play_all, scripted_round
 
 SET9 = {"set": "double-9"}
 
 
-def refused(rules, state, move: str, rule: str) -> IllegalMoveError:
-    before = state.snapshot()
-    with pytest.raises(IllegalMoveError) as caught:
-        rules.play(state, move)
-    assert caught.value.rule == rule, str(caught.value)
-    assert state.snapshot() == before, "a refused move changed the state"
-    return caught.value
 
 
 def test_double_satisfied_by_the_next_player_after_a_draw():

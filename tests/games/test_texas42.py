@@ -7,10 +7,12 @@ from collections import Counter
 
 import pytest
 
-from companion.games import TABLE, IllegalMoveError, InvalidMoveError, full_set, get_rules
+from companion.games import TABLE, InvalidMoveError, full_set, get_rules
 from companion.games.match import play_random_match, table_replay
 from companion.games.texas42 import CONFORMANCE_OPTIONS
 from companion.games.texas42_tricks import COUNT_TILES, bid_text, parse_bid, raises
+
+from .scripted import assert_refused
 
 RULES = get_rules("42")
 
@@ -50,13 +52,8 @@ def play(state, moves: str) -> None:
         RULES.play(state, word)
 
 
-def refused(state, move: str, rule: str) -> IllegalMoveError:
-    before = state.snapshot()
-    with pytest.raises(IllegalMoveError) as caught:
-        RULES.play(state, move)
-    assert caught.value.rule == rule, str(caught.value)
-    assert state.snapshot() == before
-    return caught.value
+def refused(state, move: str, rule: str):
+    return assert_refused(RULES, state, move, rule)
 
 
 def winners_of_tricks(state) -> list[int]:
