@@ -79,6 +79,7 @@ class HubWiring:
         return [table["id"] for table in self.tables.store.tables()]
 
     def stop(self) -> None:
+        self.hubs.close()
         self.link.stop()
 
     # -- hub events -----------------------------------------------------------------------
