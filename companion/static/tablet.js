@@ -60,12 +60,13 @@ function render(next) {
   const round = state.round;
   $("#game").textContent = match ? match.title : "No match yet";
   $("#round-label").textContent = match ? (match.over ? "Match over" :
-    `Round ${match.round_index + 1} of ${match.plan.length || "?"}` +
+    `Round ${match.round_index + 1}` + (match.plan.length ? ` of ${match.plan.length}` : "") +
     (round && round.engine ? ` · engine ${round.engine}` : "")) : "";
   $("#boneyard").textContent = round ? `Boneyard ${round.boneyard_count}` : "";
   renderDevices();
   renderTurn(round);
   renderTrains(round);
+  renderGameTable(round);
   renderMoves();
   renderScores();
   renderChart();
@@ -131,6 +132,33 @@ function renderTrains(round) {
     return `<tr class="${classes.join(" ")}" data-train="${esc(t.name)}"><td>${esc(trainName(t.name, t.owner))} <small>(${esc(t.name)})</small>${dbl}</td>` +
       `<td class="end">${esc(t.open_end)}</td><td>${marker}</td><td>${t.count}</td><td class="last">${esc(tiles)}</td></tr>`;
   }).join("");
+}
+
+// Texas 42 (bids, trumps, the trick on the table, tricks per team) and Doubles (open ends);
+// reneges and other problems show in the problems banner.
+function renderGameTable(round) {
+  const box = $("#game-table");
+  if (round && round.game === "texas-42") {
+    const bids = (round.bids || []).map((b) => `${esc(playerName(b.seat))}: ${esc(b.bid)}`).join(" · ");
+    const trick = (round.trick || []).map((t) => `${esc(playerName(t.seat))} <b>${esc(t.tile)}</b>`).join(" · ");
+    const teams = ["Team 1 (seats 1 & 3)", "Team 2 (seats 2 & 4)"].map((name, i) =>
+      `<tr><td>${name}</td><td class="end">${(round.team_tricks || [0, 0])[i]}</td><td class="end">${(round.team_points || [0, 0])[i]}</td></tr>`).join("");
+    const bidder = round.declarer !== null && round.declarer !== undefined
+      ? `${esc(playerName(round.declarer))} bid ${esc(round.high_bid)}` : "bidding";
+    box.innerHTML = `<p class="big">${bidder} · trumps: <b>${esc(round.trump || "not named")}</b></p>` +
+      `<p>Bids: ${bids || "—"}</p><p>On the table: ${trick || "—"}</p>` +
+      `<table class="trains"><thead><tr><th>Team</th><th>Tricks</th><th>Points</th></tr></thead><tbody>${teams}</tbody></table>`;
+    box.hidden = false;
+  } else if (round && round.game === "doubles") {
+    const ends = (round.open_ends || []).map((e) =>
+      `<tr class="${e.locked ? "" : "current"}"><td>${esc(e.tile)}</td><td class="end">${esc(e.number)}</td><td>${e.free}</td><td>${e.locked ? "locked (needs its double)" : "open"}</td></tr>`).join("");
+    box.innerHTML = `<p class="big">Unlocked numbers: ${(round.unlocked || []).map(esc).join(", ") || "none"}</p>` +
+      `<table class="trains"><thead><tr><th>Tile</th><th>Number</th><th>Free sides</th><th></th></tr></thead><tbody>${ends}</tbody></table>`;
+    box.hidden = false;
+  } else {
+    box.hidden = true;
+    box.innerHTML = "";
+  }
 }
 
 function renderMoves() {

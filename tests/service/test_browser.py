@@ -154,3 +154,30 @@ def sync_api_re(pattern: str):
     import re
 
     return re.compile(pattern)
+
+
+def test_tablet_shows_texas_42_and_doubles_tables(server, page):
+    base = f"http://127.0.0.1:{server.port}"
+    staff = Api(server.port)
+    players = ["Ann", "Ben", "Cat", "Dan"]
+    status, table = staff.request("POST", "/api/tables", {"name": "Forty-two"})
+    staff.post_until_answered(f"/api/tables/{table['id']}/match",
+                              {"game": "texas-42", "players": players})
+    for move in ("bid 30", "pass", "bid 31"):
+        staff.post_until_answered(f"/api/tables/{table['id']}/moves", {"move": move})
+    page.goto(f"{base}/t/{table['id']}")  # a spectator: read-only, but sees everything
+    box = page.locator("#game-table")
+    sync_api.expect(box).to_contain_text("Bids: Ben: 30 · Cat: pass · Dan: 31")
+    sync_api.expect(box).to_contain_text("trumps: not named")
+    shot(page, "texas-42")
+
+    status, table = staff.request("POST", "/api/tables", {"name": "Doubles"})
+    staff.post_until_answered(f"/api/tables/{table['id']}/match",
+                              {"game": "doubles", "players": players,
+                               "setup": {"starter": 1, "opening": "6-6"}})
+    page.goto(f"{base}/t/{table['id']}")
+    box = page.locator("#game-table")
+    sync_api.expect(box).to_contain_text("Unlocked numbers: 6")
+    staff.post_until_answered(f"/api/tables/{table['id']}/moves", {"move": "6-4>6-6"})
+    sync_api.expect(box).to_contain_text("locked (needs its double)")  # live, no reload
+    shot(page, "doubles")
