@@ -161,6 +161,7 @@ def test_tablet_shows_texas_42_and_doubles_tables(server, page):
     staff = Api(server.port)
     players = ["Ann", "Ben", "Cat", "Dan"]
     status, table = staff.request("POST", "/api/tables", {"name": "Forty-two"})
+    assert status == 201, table
     staff.post_until_answered(f"/api/tables/{table['id']}/match",
                               {"game": "texas-42", "players": players})
     for move in ("bid 30", "pass", "bid 31"):
@@ -172,6 +173,7 @@ def test_tablet_shows_texas_42_and_doubles_tables(server, page):
     shot(page, "texas-42")
 
     status, table = staff.request("POST", "/api/tables", {"name": "Doubles"})
+    assert status == 201, table
     staff.post_until_answered(f"/api/tables/{table['id']}/match",
                               {"game": "doubles", "players": players,
                                "setup": {"starter": 1, "opening": "6-6"}})
