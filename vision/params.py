@@ -117,6 +117,13 @@ class Params:
     canon_min_width_px: int = 96
     #: a pixel belongs to the face when its Lab distance to the face colour is below this.
     face_max_distance: float = 38.0
+    #: ... unless the table around the tile is nearly the face's own colour: then the face
+    #: threshold is ``table_split`` x the median Lab distance of the table to the face,
+    #: never below ``face_min_distance``. The table is what the probe sees beyond
+    #: ``table_ring`` (across, along) x W from the bar centre (outside any tile's face).
+    table_split: float = 0.6
+    face_min_distance: float = 14.0
+    table_ring: tuple[float, float] = (0.62, 1.3)
     #: fraction of the (inset) tile that must be face-coloured.
     face_min_fraction: float = 0.45
     #: searched face extent along the long axis, per half, as a fraction of W.

@@ -58,6 +58,42 @@ def _first_edge(profile: np.ndarray, start: int, stop: int, window: int, level: 
     return int(start + hits[0]) if len(hits) else None
 
 
+
+def _outline(facemask: np.ndarray, mu: int, mv: int, q: int, cp: int, ratio: float,
+             fixed_width: bool, params: Params) -> tuple | None:
+    """Where the face ends on each of the four sides of the probe (bar at (mu, mv)).
+    ``None`` when the outlined face is too small or not face enough."""
+    win = max(2, round(0.2 * cp))
+    prof_v = facemask[:, mu - q : mu + q].mean(axis=1)
+    lo_v, hi_v = (int(f * cp) for f in params.half_extent_range)
+    down = _first_edge(prof_v[mv:], lo_v, hi_v, win, params.edge_face_fraction)
+    up = _first_edge(prof_v[:mv][::-1], lo_v, hi_v, win, params.edge_face_fraction)
+    rows = np.r_[mv - int(0.85 * cp) : mv - int(0.15 * cp), mv + int(0.15 * cp) : mv + int(0.85 * cp)]
+    prof_u = facemask[rows].mean(axis=0)
+    lc = ratio * cp
+    lo_u, hi_u = (int(0.5 * f * lc) for f in params.width_extent_range)
+    right = left = None
+    if not fixed_width:  # else: the width is bar length / ratio_hint
+        right = _first_edge(prof_u[mu:], lo_u, hi_u, win, params.edge_face_fraction)
+        left = _first_edge(prof_u[:mu][::-1], lo_u, hi_u, win, params.edge_face_fraction)
+    measured = sum(v is not None for v in (up, down, left, right))
+    half_w = 0.5 * cp
+    if left is not None and right is not None:
+        half_w = 0.5 * (left + right)
+    el = left if left is not None else (right if right is not None else half_w)
+    er = right if right is not None else (left if left is not None else half_w)
+    width = el + er
+    et = up if up is not None else (down if down is not None else width)
+    eb = down if down is not None else (up if up is not None else width)
+    et, eb = min(et, 1.3 * width), min(eb, 1.3 * width)
+    if min(el, er, et, eb) < 3:
+        return None
+    region = facemask[int(mv - et) : int(mv + eb), int(mu - el) : int(mu + er)]
+    face_fraction = float(region.mean())
+    if face_fraction < params.face_min_fraction:
+        return None
+    return el, er, et, eb, width, measured, face_fraction, left is not None and right is not None
+
 def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
                 close: bool = False) -> tuple[int, list, int, int, float]:
     """Pips in one C x C half (bar side at row 0, ``band`` rows ignored there).
@@ -260,7 +296,6 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     face = _median(inner.reshape(-1, 3), axis=0)
     diff = plab - face
     dist = _norm3(diff)
-    facemask = dist < params.face_max_distance
     # bar contrast and polarity
     bt = max(0, round(min(0.025 * cp, 0.25 * bar.thickness * s)))
     bar_rows = slice(mv - bt, mv + bt + 1)
@@ -271,36 +306,28 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
             params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
         return None
     dark_ink = float(_median(plab[bar_rows, bar_cols, 0])) < face[0]
-    # outline: where the face ends on each of the four sides
-    win = max(2, round(0.2 * cp))
-    prof_v = facemask[:, mu - q : mu + q].mean(axis=1)
-    lo_v, hi_v = (int(f * cp) for f in params.half_extent_range)
-    down = _first_edge(prof_v[mv:], lo_v, hi_v, win, params.edge_face_fraction)
-    up = _first_edge(prof_v[:mv][::-1], lo_v, hi_v, win, params.edge_face_fraction)
-    rows = np.r_[mv - int(0.85 * cp) : mv - int(0.15 * cp), mv + int(0.15 * cp) : mv + int(0.85 * cp)]
-    prof_u = facemask[rows].mean(axis=0)
-    lc = ratio * cp
-    lo_u, hi_u = (int(0.5 * f * lc) for f in params.width_extent_range)
-    right = left = None
-    if not fixed_width:  # else: the width is bar length / ratio_hint
-        right = _first_edge(prof_u[mu:], lo_u, hi_u, win, params.edge_face_fraction)
-        left = _first_edge(prof_u[:mu][::-1], lo_u, hi_u, win, params.edge_face_fraction)
-    measured = sum(v is not None for v in (up, down, left, right))
-    half_w = 0.5 * cp
-    if left is not None and right is not None:
-        half_w = 0.5 * (left + right)
-    el = left if left is not None else (right if right is not None else half_w)
-    er = right if right is not None else (left if left is not None else half_w)
-    width = el + er
-    et = up if up is not None else (down if down is not None else width)
-    eb = down if down is not None else (up if up is not None else width)
-    et, eb = min(et, 1.3 * width), min(eb, 1.3 * width)
-    if min(el, er, et, eb) < 3:
+    # a table of nearly the face's own colour (light marble, white cloth) passes as face:
+    # the outline is then measured first with a threshold between the face and the table
+    # around the tile (unless that leaves too little face: a shaded or curved face)
+    ring_u, ring_v = int(params.table_ring[0] * cp), int(params.table_ring[1] * cp)
+    table = np.concatenate([dist[: mv - ring_v].ravel(), dist[mv + ring_v :].ravel(),
+                            dist[:, : mu - ring_u].ravel(), dist[:, mu + ring_u :].ravel()])
+    table_dist = float(_median(table)) if len(table) else params.face_max_distance
+    thresholds = [params.face_max_distance]
+    if (table_dist < params.face_max_distance
+            and params.table_split * table_dist >= params.face_min_distance):
+        # (nearer than face_min_distance / table_split, the table is a touching tile or
+        # the face's very colour: no threshold tells them apart)
+        thresholds.insert(0, params.table_split * table_dist)
+    outline = None
+    for face_thr in thresholds:
+        facemask = dist < face_thr
+        outline = _outline(facemask, mu, mv, q, cp, ratio, fixed_width, params)
+        if outline is not None:
+            break
+    if outline is None:
         return None
-    region = facemask[int(mv - et) : int(mv + eb), int(mu - el) : int(mu + er)]
-    face_fraction = float(region.mean())
-    if face_fraction < params.face_min_fraction:
-        return None
+    el, er, et, eb, width, measured, face_fraction, width_measured = outline
     shear = _shear(facemask, mu, mv, el, er, et, eb, cp)
     # pips: each half sampled to C x C with the bar side at row 0
     # mid-sized tiles are sampled at their own resolution (no upsampling, faster); small
@@ -350,8 +377,9 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         confidence *= 0.3
     debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": measured,
              "strokes": strokes, "merges": merges, "ratio": bar.length * s / max(1, width),
-             "width_measured": left is not None and right is not None,
-             "asymmetry": asymmetry, "shear": shear}
+             "width_measured": width_measured,
+             "asymmetry": asymmetry, "shear": shear,
+             "table_dist": table_dist, "face_threshold": face_thr}
     return TileHypothesis((counts[0], counts[1]), corners, float(np.clip(confidence, 0, 1)),
                           width / s, bar.polarity, debug, bar)
 

@@ -40,6 +40,15 @@ def test_scattered_rotated_tiles_read_exactly(set_size, pips, seed):
                             background=("cloth", "wood")[seed]))
 
 
+@pytest.mark.parametrize("set_size,pips,face", [(6, "black", "white"), (9, "colour", "white"),
+                                                (12, "colour", "white"), (12, "black", "ivory")])
+def test_light_tiles_on_light_marble_read_exactly(set_size, pips, face):
+    # the frames that failed before the table-aware face threshold: a marble table within
+    # the face-colour distance let outlines run on into the table and veins into the halves
+    read_exactly(RenderSpec(n_tiles=12, set_size=set_size, pips=pips, face=face, seed=2,
+                            background="marble"))
+
+
 @pytest.mark.parametrize("set_size", [15, 18])
 def test_big_sets_read_exactly_when_tiles_are_large_enough(set_size):
     # 16-18 pip halves need pips of ~6 px or more: tiles about 110 px wide
