@@ -134,7 +134,9 @@ def bar_candidates(mask: np.ndarray, polarity: int, params: Params,
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
     diag2 = bw * bw + bh * bh
     ok = diag2 >= (0.9 * params.bar_min_length_px) ** 2
-    ok &= diag2 / np.maximum(area, 1) >= 0.8 * params.bar_min_elongation
+    # a bar of length L, thickness t and fill <= 1.05 (an ellipse) has diag^2 >= L^2 >=
+    # 3 x area at the least elongation; a round pip (2.55) fails this before its moments
+    ok &= diag2 / np.maximum(area, 1) >= params.bar_screen_elongation * params.bar_min_elongation
     ok &= area >= 6
     # no bar is longer than half the frame (that tile would not fit): table stripes are
     ok &= diag2 <= (0.5 * max(mask.shape)) ** 2

@@ -42,6 +42,10 @@ class Params:
     bar_min_length_px: float = 9.0
     #: bar length / bar thickness must be at least this.
     bar_min_elongation: float = 3.2
+    #: components are screened before their moments are measured: (bounding-box diagonal)^2
+    #: / area must be at least this fraction of ``bar_min_elongation`` (a bar's is above
+    #: 0.95 of it, a round pip's 2.55 / 3.2 = 0.8; 0.8 let pips through to the moments).
+    bar_screen_elongation: float = 0.92
     #: the bar must fill its fitted rectangle at least this much (straight, not curved).
     bar_min_fill: float = 0.55
     #: bar length as a fraction of tile width (prior, refined from the face extent).

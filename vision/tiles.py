@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from .bars import Bar
+from .cvcompat import components_with_stats, small_to_lab
 from .params import Params
 
 
@@ -122,7 +123,7 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         holes = 1 - ink
         cv2.floodFill(holes, None, (0, c - 1), 0)
         ink = ink | holes
-    n, _, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    n, _, stats, cents = components_with_stats(ink)
     min_area = params.pip_min_area * c * c
     max_area = params.pip_max_area * c * c
     areas, strokes, merged_areas, centres = [], 0, [], []
@@ -249,6 +250,15 @@ def _norm3(diff: np.ndarray) -> np.ndarray:
     return cv2.sqrt(cv2.transform(cv2.multiply(diff, diff), _ONES))
 
 
+def _lab_distance(lab: np.ndarray, face: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel's Lab distance to ``face`` (float32) and its squared per-channel
+    differences, from a uint8 Lab image through one lookup table (the face is one colour:
+    no float copy of the image, no broadcast subtraction)."""
+    table = np.square(np.arange(256, dtype=np.float32)[:, None] - face).reshape(256, 1, 3)
+    sq = cv2.LUT(lab, table)
+    return cv2.sqrt(cv2.transform(sq, _ONES)), sq
+
+
 def _ink_distance(image: np.ndarray, matrix: np.ndarray, size: tuple[int, int], face: np.ndarray,
                   t_pip: float, dark_ink: bool) -> np.ndarray:
     """Sample ``image`` through ``matrix`` (output -> image) and return each pixel's Lab
@@ -256,13 +266,18 @@ def _ink_distance(image: np.ndarray, matrix: np.ndarray, size: tuple[int, int], 
     dark faces, darker (shadow) copy of the face."""
     patch = cv2.warpAffine(image, matrix, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                            borderMode=cv2.BORDER_REPLICATE)
-    diff = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32) - face
-    dist = _norm3(diff)
-    light = diff[..., 0] if dark_ink else -diff[..., 0]
-    if float(light.max()) <= 0.5 * t_pip:
-        return dist  # nothing is a brighter (darker) copy of the face: no glare to remove
-    glare = (light > 0.5 * t_pip) & (
-        diff[..., 1] ** 2 + diff[..., 2] ** 2 < (0.6 * t_pip) ** 2)
+    lab = small_to_lab(patch)
+    dist, sq = _lab_distance(lab, face)
+    lightness = lab[..., 0]
+    if dark_ink:
+        if float(lightness.max()) - face[0] <= 0.5 * t_pip:
+            return dist  # nothing is a brighter copy of the face: no glare to remove
+        light = lightness.astype(np.float32) - face[0]
+    else:
+        if face[0] - float(lightness.min()) <= 0.5 * t_pip:
+            return dist  # nothing is a darker copy of the face
+        light = face[0] - lightness.astype(np.float32)
+    glare = (light > 0.5 * t_pip) & (sq[..., 1] + sq[..., 2] < (0.6 * t_pip) ** 2)
     dist[glare] = 0.0
     return dist
 
@@ -285,7 +300,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
                   [u[1] / s, n[1] / s, cy - (pw / 2 * u[1] + ph / 2 * n[1]) / s]])
     probe = cv2.warpAffine(image, m, (pw, ph), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                            borderMode=cv2.BORDER_REPLICATE)
-    plab = cv2.cvtColor(probe, cv2.COLOR_BGR2LAB).astype(np.float32)
+    plab = small_to_lab(probe)
     mu, mv = pw // 2, ph // 2
     q = int(0.3 * cp)
     # the strips just beside the bar are face in every layout (pips start at 0.15 W)
@@ -293,9 +308,8 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     b1, bu = max(b0 + 2, round(0.13 * cp) + 1), int(0.35 * cp)
     inner = np.concatenate([plab[mv - b1 : mv - b0, mu - bu : mu + bu],
                             plab[mv + b0 : mv + b1, mu - bu : mu + bu]], 0)
-    face = _median(inner.reshape(-1, 3), axis=0)
-    diff = plab - face
-    dist = _norm3(diff)
+    face = _median(inner.reshape(-1, 3).astype(np.float32), axis=0)
+    dist, _ = _lab_distance(plab, face)
     # bar contrast and polarity
     bt = max(0, round(min(0.025 * cp, 0.25 * bar.thickness * s)))
     bar_rows = slice(mv - bt, mv + bt + 1)
@@ -305,7 +319,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     if bar_contrast < min(params.bar_min_contrast, max(
             params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
         return None
-    dark_ink = float(_median(plab[bar_rows, bar_cols, 0])) < face[0]
+    dark_ink = float(_median(plab[bar_rows, bar_cols, 0].astype(np.float32))) < face[0]
     # a table of nearly the face's own colour (light marble, white cloth) passes as face:
     # the outline is then measured first with a threshold between the face and the table
     # around the tile (unless that leaves too little face: a shaded or curved face)
