@@ -32,22 +32,21 @@ def _suppress(hyps: list[TileHypothesis], params: Params) -> list[TileHypothesis
     hyps = sorted(hyps, key=lambda t: (-round(t.confidence, 1), -t.debug["measured"],
                                        -t.confidence, -t.width_px))
     kept: list[TileHypothesis] = []
-    boxes = []
+    polys, areas = [], []
+    lows = np.empty((len(hyps), 2), np.float32)  # bounding boxes of the kept ones
+    highs = np.empty((len(hyps), 2), np.float32)
     for hyp in hyps:
         poly = hyp.corners.astype(np.float32)
         area = abs(cv2.contourArea(poly))
         lo, hi = poly.min(axis=0), poly.max(axis=0)
-        clash = False
-        for kpoly, karea, klo, khi in boxes:
-            if (lo > khi).any() or (hi < klo).any():
-                continue
-            inter = convex_overlap(poly, kpoly)
-            if inter > params.overlap_max * min(area, karea):
-                clash = True
-                break
-        if not clash:
+        k = len(kept)
+        near = np.flatnonzero(~((lo > highs[:k]).any(axis=1) | (hi < lows[:k]).any(axis=1)))
+        if not any(convex_overlap(poly, polys[j]) > params.overlap_max * min(area, areas[j])
+                   for j in near):
+            lows[k], highs[k] = lo, hi
             kept.append(hyp)
-            boxes.append((poly, area, lo, hi))
+            polys.append(poly)
+            areas.append(area)
     return kept
 
 

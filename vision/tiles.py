@@ -47,17 +47,19 @@ def _median(values, axis: int | None = None):
 
 
 def _first_edge(profile: np.ndarray, start: int, stop: int, window: int, level: float) -> int | None:
-    """First index in [start, stop) where the profile stays below ``level`` for ``window``."""
+    """First index in [start, stop) where the profile stays below ``level`` for ``window``
+    (past the end: what is left of the window)."""
     n = len(profile)
-    if start >= n:
+    stop = min(stop, n)
+    if start >= stop:
         return None
-    # running maximum over [i, i + window) (past the end: what is left of the window)
-    runmax = cv2.dilate(profile.astype(np.float32).reshape(1, -1),
-                        np.ones((1, window), np.uint8), anchor=(0, 0),
-                        borderType=cv2.BORDER_CONSTANT, borderValue=0).ravel()
-    hits = np.flatnonzero(runmax[start:min(stop, n)] < level)
+    # how many values at or above the level precede each index: a window is clear when
+    # that count does not grow across it
+    above = np.zeros(n + 1, np.int32)
+    np.cumsum(profile.astype(np.float32) >= np.float32(level), out=above[1:])
+    idx = np.arange(start, stop)
+    hits = np.flatnonzero(above[np.minimum(idx + window, n)] == above[idx])
     return int(start + hits[0]) if len(hits) else None
-
 
 
 def _outline(facemask: np.ndarray, mu: int, mv: int, q: int, cp: int, ratio: float,
@@ -237,8 +239,8 @@ def _asymmetry(centres: list, c: int) -> float:
     if not centres:
         return 0.0
     pts = np.asarray(centres, np.float64)
-    mirror = np.array([c / 2, c / 2]) * 2 - pts
-    gaps = np.linalg.norm(mirror[:, None, :] - pts[None, :, :], axis=2).min(axis=1)
+    mirror = c - pts
+    gaps = np.sqrt(np.square(mirror[:, None, :] - pts[None, :, :]).sum(axis=2).min(axis=1))
     return float(gaps.mean() / c)
 
 
