@@ -71,8 +71,9 @@ def _outline(facemask: np.ndarray, mu: int, mv: int, q: int, cp: int, ratio: flo
     lo_v, hi_v = (int(f * cp) for f in params.half_extent_range)
     down = _first_edge(prof_v[mv:], lo_v, hi_v, win, params.edge_face_fraction)
     up = _first_edge(prof_v[:mv][::-1], lo_v, hi_v, win, params.edge_face_fraction)
-    rows = np.r_[mv - int(0.85 * cp) : mv - int(0.15 * cp), mv + int(0.15 * cp) : mv + int(0.85 * cp)]
-    prof_u = facemask[rows].mean(axis=0)
+    a, b = int(0.15 * cp), int(0.85 * cp)  # the rows of both halves, away from the bar
+    prof_u = (np.count_nonzero(facemask[mv - b : mv - a], axis=0)
+              + np.count_nonzero(facemask[mv + a : mv + b], axis=0)) / (2 * (b - a))
     lc = ratio * cp
     lo_u, hi_u = (int(0.5 * f * lc) for f in params.width_extent_range)
     right = left = None
@@ -92,7 +93,7 @@ def _outline(facemask: np.ndarray, mu: int, mv: int, q: int, cp: int, ratio: flo
     if min(el, er, et, eb) < 3:
         return None
     region = facemask[int(mv - et) : int(mv + eb), int(mu - el) : int(mu + er)]
-    face_fraction = float(region.mean())
+    face_fraction = np.count_nonzero(region) / max(1, region.size)
     if face_fraction < params.face_min_fraction:
         return None
     return el, er, et, eb, width, measured, face_fraction, left is not None and right is not None
@@ -194,7 +195,8 @@ def _shear(facemask: np.ndarray, mu: int, mv: int, el: float, er: float, et: flo
     perpendicular to the bar; about the tangent of the shear when seen at an angle)."""
     pad = round(0.15 * cp)
     lo, hi = max(0, int(mu - el) - pad), min(facemask.shape[1], int(mu + er) + pad + 1)
-    rows = np.r_[int(mv - 0.85 * et) : int(mv - 0.25 * et), int(mv + 0.25 * eb) : int(mv + 0.85 * eb)]
+    rows = np.concatenate((np.arange(int(mv - 0.85 * et), int(mv - 0.25 * et)),
+                           np.arange(int(mv + 0.25 * eb), int(mv + 0.85 * eb))))
     rows = rows[(rows >= 0) & (rows < facemask.shape[0])]
     if len(rows) < 4 or hi - lo < 4:
         return 0.0
