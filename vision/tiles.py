@@ -126,17 +126,16 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         holes = 1 - ink
         cv2.floodFill(holes, None, (0, c - 1), 0)
         ink = ink | holes
-    n, _, stats, cents = components_with_stats(ink)
+    _, _, stats, cents = components_with_stats(ink)
     min_area = params.pip_min_area * c * c
     max_area = params.pip_max_area * c * c
     areas, strokes, merged_areas, centres = [], 0, [], []
     specks = 0
-    for i in range(1, n):
-        x, y, w, h, a = stats[i]
+    # native numbers: the loop does scalar arithmetic on a few dozen components
+    for (x, y, w, h, a), (cx, cy) in zip(stats[1:].tolist(), cents[1:].tolist()):
         if a < min_area:
             specks += a >= 0.25 * min_area
             continue
-        cx, cy = cents[i]
         if min(cx, c - cx, c - cy) < 0.1 * c:
             continue
         elong = max(w, h) / max(1, min(w, h))
@@ -148,19 +147,19 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         if elong > 2.6:
             if a / float(w * h) >= 0.5 and min(w, h) <= 0.22 * c:
                 merged_areas.append((a, min(w, h)))  # a row or column of touching pips
-                centres.append(cents[i])
+                centres.append((cx, cy))
             else:
                 strokes += 1
             continue
         if a > max_area:
             merged_areas.append((a, min(w, h) / 2))
-            centres.append(cents[i])
+            centres.append((cx, cy))
             continue
         if a / float(w * h) < params.pip_min_fill:
             strokes += 1
             continue
         areas.append((a, elong, min(w, h)))
-        centres.append(cents[i])
+        centres.append((cx, cy))
     # two or three touching pips look like one big or oblong pip: compare with the round
     # ones; when every blob is oblong, a pip is about as wide as the blobs are thin
     round_areas = [a for a, e, _ in areas if e < 1.4]
