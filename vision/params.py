@@ -121,9 +121,11 @@ class Params:
     canon_min_width_px: int = 96
     #: a pixel belongs to the face when its Lab distance to the face colour is below this.
     face_max_distance: float = 38.0
-    #: ... unless the table around the tile is nearly the face's own colour: then the face
-    #: threshold is ``table_split`` x the median Lab distance of the table to the face,
-    #: never below ``face_min_distance``. The table is what the probe sees beyond
+    #: a table nearly the face's own colour (median Lab distance to the face below
+    #: ``face_max_distance``) would pass as face: the tile is then also read with the face
+    #: threshold ``table_split`` x that distance, and the more confident reading wins. Not
+    #: when that threshold would fall below ``face_min_distance`` (the "table" is then a
+    #: touching tile or the face's very colour). The table is what the probe sees beyond
     #: ``table_ring`` (across, along) x W from the bar centre (outside any tile's face).
     table_split: float = 0.6
     face_min_distance: float = 14.0

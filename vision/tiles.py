@@ -323,82 +323,90 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
             params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
         return None
     dark_ink = float(_median(plab[bar_rows, bar_cols, 0].astype(np.float32))) < face[0]
-    # a table of nearly the face's own colour (light marble, white cloth) passes as face:
-    # the outline is then measured first with a threshold between the face and the table
-    # around the tile (unless that leaves too little face: a shaded or curved face)
+
+    def finish(outline: tuple, face_thr: float) -> TileHypothesis:
+        facemask = dist < face_thr
+        el, er, et, eb, width, measured, face_fraction, width_measured = outline
+        shear = _shear(facemask, mu, mv, el, er, et, eb, cp)
+        # pips: each half sampled to C x C with the bar side at row 0
+        # mid-sized tiles are sampled at their own resolution (no upsampling, faster); small
+        # ones are upsampled to canon_width_px, where the speck and pip-size rules were set
+        source_width = round(width / s)
+        c = params.canon_width_px
+        if params.canon_min_width_px <= source_width < c:
+            c = source_width
+        t_pip = max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast)
+        kx = (el + er) / c
+        halves = []
+        for sign, extent in ((-1.0, et), (1.0, eb)):
+            ky = sign * extent / c
+            ox, oy = mu - el, mv
+            hm = np.array([[m[0, 0] * kx, m[0, 1] * ky, m[0, 0] * ox + m[0, 1] * oy + m[0, 2]],
+                           [m[1, 0] * kx, m[1, 1] * ky, m[1, 0] * ox + m[1, 1] * oy + m[1, 2]]])
+            halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
+        band = round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c))
+        counts, irregular, strokes, merges, asymmetry = _count_halves(halves, band, params, t_pip)
+        confidence = 0.9 if bar.joined else 1.0  # whole bars win ties against joined pieces
+        if strokes:
+            confidence *= params.stroke_penalty ** min(strokes, 3)
+        if counts == [0, 0] and measured < 2:
+            confidence *= 0.5  # nothing corroborates a blank-blank but its outline: ask for one
+        if asymmetry > params.layout_max_asymmetry:
+            confidence *= 0.5  # not a pip layout: letters, texture, or a wrong outline
+        confidence *= 0.8 ** merges
+        limit = params.set_size or 18
+        if max(counts) > limit:
+            confidence *= 0.2
+        if irregular:  # pips of one half differ too much in size
+            confidence *= 0.6
+        if abs(shear) > params.shear_max:
+            confidence *= 0.3  # seen at an angle: the bar's frame does not fit the face
+        aspect = (et + eb) / max(1, width)
+        if not 1.4 <= aspect <= 2.6:
+            confidence *= 0.4
+        confidence *= min(1.0, 0.7 + (face_fraction - params.face_min_fraction) * 3.0)
+        confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
+        pts = np.array([[mu - el, mv - et], [mu + er, mv - et], [mu + er, mv + eb], [mu - el, mv + eb]],
+                       np.float64)
+        corners = pts @ m[:, :2].T + m[:, 2]
+        h, w = image.shape[:2]
+        slack = 0.05 * width / s
+        if (corners[:, 0].min() < -slack or corners[:, 1].min() < -slack
+                or corners[:, 0].max() > w - 1 + slack or corners[:, 1].max() > h - 1 + slack):
+            confidence *= 0.3
+        debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": measured,
+                 "strokes": strokes, "merges": merges, "ratio": bar.length * s / max(1, width),
+                 "width_measured": width_measured,
+                 "asymmetry": asymmetry, "shear": shear,
+                 "table_dist": table_dist, "face_threshold": face_thr}
+        return TileHypothesis((counts[0], counts[1]), corners, float(np.clip(confidence, 0, 1)),
+                              width / s, bar.polarity, debug, bar)
+
+    # a table of nearly the face's own colour (light marble, white cloth) passes as face,
+    # and the outline runs on into it: the tile is then also read with a threshold
+    # between the face and the table around it (the median distance beyond
+    # ``table_ring``), and the more confident reading wins (on a tie the tighter one; a
+    # shaded face may not survive it, and then the usual outline stays)
+    face_thr = params.face_max_distance
+    outline = _outline(dist < face_thr, mu, mv, q, cp, ratio, fixed_width, params)
     ring_u, ring_v = int(params.table_ring[0] * cp), int(params.table_ring[1] * cp)
     table = np.concatenate([dist[: mv - ring_v].ravel(), dist[mv + ring_v :].ravel(),
                             dist[:, : mu - ring_u].ravel(), dist[:, mu + ring_u :].ravel()])
-    table_dist = float(_median(table)) if len(table) else params.face_max_distance
-    thresholds = [params.face_max_distance]
+    table_dist = float(_median(table)) if len(table) else face_thr
+    # (nearer than face_min_distance / table_split, the table is a touching tile or the
+    # face's very colour: no threshold tells them apart)
     if (table_dist < params.face_max_distance
             and params.table_split * table_dist >= params.face_min_distance):
-        # (nearer than face_min_distance / table_split, the table is a touching tile or
-        # the face's very colour: no threshold tells them apart)
-        thresholds.insert(0, params.table_split * table_dist)
-    outline = None
-    for face_thr in thresholds:
-        facemask = dist < face_thr
-        outline = _outline(facemask, mu, mv, q, cp, ratio, fixed_width, params)
-        if outline is not None:
-            break
+        tight_thr = params.table_split * table_dist
+        tight = _outline(dist < tight_thr, mu, mv, q, cp, ratio, fixed_width, params)
+        if tight is not None:
+            hyps = [finish(tight, tight_thr)]
+            if outline is not None:
+                hyps.append(finish(outline, face_thr))
+            return max(hyps, key=lambda h: h.confidence)
     if outline is None:
         return None
-    el, er, et, eb, width, measured, face_fraction, width_measured = outline
-    shear = _shear(facemask, mu, mv, el, er, et, eb, cp)
-    # pips: each half sampled to C x C with the bar side at row 0
-    # mid-sized tiles are sampled at their own resolution (no upsampling, faster); small
-    # ones are upsampled to canon_width_px, where the speck and pip-size rules were set
-    source_width = round(width / s)
-    c = params.canon_width_px
-    if params.canon_min_width_px <= source_width < c:
-        c = source_width
-    t_pip = max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast)
-    kx = (el + er) / c
-    halves = []
-    for sign, extent in ((-1.0, et), (1.0, eb)):
-        ky = sign * extent / c
-        ox, oy = mu - el, mv
-        hm = np.array([[m[0, 0] * kx, m[0, 1] * ky, m[0, 0] * ox + m[0, 1] * oy + m[0, 2]],
-                       [m[1, 0] * kx, m[1, 1] * ky, m[1, 0] * ox + m[1, 1] * oy + m[1, 2]]])
-        halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
-    band = round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c))
-    counts, irregular, strokes, merges, asymmetry = _count_halves(halves, band, params, t_pip)
-    confidence = 0.9 if bar.joined else 1.0  # whole bars win ties against joined pieces
-    if strokes:
-        confidence *= params.stroke_penalty ** min(strokes, 3)
-    if counts == [0, 0] and measured < 2:
-        confidence *= 0.5  # nothing corroborates a blank-blank but its outline: ask for one
-    if asymmetry > params.layout_max_asymmetry:
-        confidence *= 0.5  # not a pip layout: letters, texture, or a wrong outline
-    confidence *= 0.8 ** merges
-    limit = params.set_size or 18
-    if max(counts) > limit:
-        confidence *= 0.2
-    if irregular:  # pips of one half differ too much in size
-        confidence *= 0.6
-    if abs(shear) > params.shear_max:
-        confidence *= 0.3  # seen at an angle: the bar's frame does not fit the face
-    aspect = (et + eb) / max(1, width)
-    if not 1.4 <= aspect <= 2.6:
-        confidence *= 0.4
-    confidence *= min(1.0, 0.7 + (face_fraction - params.face_min_fraction) * 3.0)
-    confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
-    pts = np.array([[mu - el, mv - et], [mu + er, mv - et], [mu + er, mv + eb], [mu - el, mv + eb]],
-                   np.float64)
-    corners = pts @ m[:, :2].T + m[:, 2]
-    h, w = image.shape[:2]
-    slack = 0.05 * width / s
-    if (corners[:, 0].min() < -slack or corners[:, 1].min() < -slack
-            or corners[:, 0].max() > w - 1 + slack or corners[:, 1].max() > h - 1 + slack):
-        confidence *= 0.3
-    debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": measured,
-             "strokes": strokes, "merges": merges, "ratio": bar.length * s / max(1, width),
-             "width_measured": width_measured,
-             "asymmetry": asymmetry, "shear": shear,
-             "table_dist": table_dist, "face_threshold": face_thr}
-    return TileHypothesis((counts[0], counts[1]), corners, float(np.clip(confidence, 0, 1)),
-                          width / s, bar.polarity, debug, bar)
+    return finish(outline, face_thr)
 
 
 def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:
