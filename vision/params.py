@@ -90,13 +90,19 @@ class Params:
     angled_max_axis_cos: float = 0.6
     #: bar length / face extent along the bar (0.74 seen square-on; foreshortening
     #: shortens both alike, glare on the rim or a bevel shortens the face a little).
-    angled_bar_ratio: tuple[float, float] = (0.55, 1.05)
+    angled_bar_ratio: tuple[float, float] = (0.45, 1.05)
     #: face extent along its long axis / extent along the bar (2 square-on; more when
     #: foreshortened across the short axis, less across the long one).
     angled_aspect: tuple[float, float] = (1.5, 4.0)
     #: the measured face is widened by this fraction of its width on every side (the
     #: rounded rim, lit or shaded unlike the face, is not in the face-colour region).
     angled_rim: float = 0.04
+    #: each fitted side is moved onto the strongest straight edge within this fraction
+    #: of the face width (the region leaks into shadows and lit rims of its colour).
+    angled_snap: float = 0.15
+    #: an end of the face more than this fraction short of its mirror image (about the
+    #: bar, in perspective) is moved out to it: pips and shadows bite into faces.
+    angled_end_tolerance: float = 0.06
     #: the shorter half must be at least this fraction of the longer one.
     angled_half_balance: float = 0.6
     #: the face region's convex hull must fill its fitted parallelogram this much.

@@ -7,12 +7,13 @@ import dataclasses
 import cv2
 import numpy as np
 
+from .angled import read_tile_angled
 from .bars import find_bars, find_ridge_bars
 from .cvcompat import convex_overlap
 from .imageio import validate_image
 from .observation import Observation, TileReading
 from .params import Params, parse_set
-from .tiles import TileHypothesis, read_tile, read_tile_angled
+from .tiles import TileHypothesis, read_tile
 
 
 def _working_image(image: np.ndarray, params: Params) -> tuple[np.ndarray, float]:

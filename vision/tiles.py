@@ -264,11 +264,13 @@ def _lab_distance(lab: np.ndarray, face: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def _ink_distance(image: np.ndarray, matrix: np.ndarray, size: tuple[int, int], face: np.ndarray,
                   t_pip: float, dark_ink: bool) -> np.ndarray:
-    """Sample ``image`` through ``matrix`` (output -> image) and return each pixel's Lab
+    """Sample ``image`` through ``matrix`` (output -> image; 2 x 3 affine or 3 x 3
+    perspective) and return each pixel's Lab
     distance to the face colour, zeroed where the pixel is only a brighter (glare) or, on
     dark faces, darker (shadow) copy of the face."""
-    patch = cv2.warpAffine(image, matrix, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                           borderMode=cv2.BORDER_REPLICATE)
+    warp = cv2.warpPerspective if matrix.shape == (3, 3) else cv2.warpAffine
+    patch = warp(image, matrix, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                 borderMode=cv2.BORDER_REPLICATE)
     lab = small_to_lab(patch)
     dist, sq = _lab_distance(lab, face)
     lightness = lab[..., 0]
@@ -407,143 +409,3 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     if outline is None:
         return None
     return finish(outline, face_thr)
-
-
-def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:
-    """Read the tile of one bar from the face's own shape (strongly angled views).
-
-    Seen from a low angle a face is foreshortened across one axis and sheared, so the
-    bar no longer predicts the outline. The face is measured instead: the connected
-    region of the face colour (taken just beside the bar) around the bar, its principal
-    axis (the tile's long axis in the image), and its extents along that axis and along
-    the bar, in the skewed frame (long axis, bar). The halves are the two sides of the
-    bar in that frame, each resampled to a square, so foreshortened (elliptic) pips are
-    round again and are counted as in :func:`read_tile`. ``None`` when the face region
-    is not an isolated, filled quadrilateral of plausible proportions."""
-    length = bar.length
-    cp = params.probe_width_px
-    s = params.bar_to_width * cp / length  # probe pixels per working pixel
-    half = params.angled_window * length
-    cx, cy = bar.centre
-    size = int(2 * half * s) | 1
-    x0, y0 = cx - half, cy - half
-    m = np.array([[1 / s, 0.0, x0], [0.0, 1 / s, y0]])
-    probe = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
-    plab = cv2.cvtColor(probe, cv2.COLOR_BGR2LAB).astype(np.float32)
-    d = bar.direction
-    nrm = np.array([-d[1], d[0]])
-    pc = (bar.centre - np.array([x0, y0])) * s
-    lp = length * s
-    # face colour from the strips just beside the bar
-    tt = np.linspace(-0.35, 0.35, 9) * lp
-    off = np.array([0.5 * bar.thickness * s + k * lp for k in (0.08, 0.14)])
-    pts = np.concatenate([pc + t * d + sg * o * nrm for t in tt for o in off for sg in (1, -1)]
-                         ).reshape(-1, 2)
-    ij = np.clip(np.round(pts).astype(int), 0, size - 1)
-    near = plab[ij[:, 1], ij[:, 0]]
-    # foreshortened, the pips come close to the bar: the face is the lighter half
-    face = np.median(near[near[:, 0] >= np.median(near[:, 0])], axis=0)
-    dist = _norm3(plab - face)
-    on_bar = np.clip(np.round(pc + np.linspace(-0.3, 0.3, 9)[:, None] * lp * d).astype(int),
-                     0, size - 1)
-    bar_contrast = float(np.median(dist[on_bar[:, 1], on_bar[:, 0]]))
-    if bar_contrast < min(params.bar_min_contrast, max(
-            params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
-        return None
-    dark_ink = float(np.median(plab[on_bar[:, 1], on_bar[:, 0], 0])) < face[0]
-    facemask = dist < params.angled_face_distance
-    # the side face and the shadow below it are darker copies of the face colour
-    facemask &= plab[..., 0] > face[0] - params.angled_max_darker
-    facemask = facemask.view(np.uint8)
-    # pips are holes in the face: fill them (what the frame's border cannot reach)
-    outside = np.pad(1 - facemask, 1, constant_values=1)
-    cv2.floodFill(outside, None, (0, 0), 2)
-    facemask = (outside[1:-1, 1:-1] != 2).view(np.uint8)
-    # faces that touch in the image (one behind the other) meet along thin bridges
-    k = max(3, round(params.angled_open * cp) | 1)
-    facemask = cv2.morphologyEx(facemask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
-    _, labels = cv2.connectedComponents(facemask, connectivity=4)
-    # the bar may cut the face in two (it reaches the near edge): one region per side
-    seeds = labels[ij[:, 1], ij[:, 0]].reshape(-1, 2)
-    comp = np.zeros(labels.shape, bool)
-    for side in seeds.T:
-        side = side[side > 0]
-        if len(side) < 0.5 * len(seeds):
-            return None
-        comp |= labels == np.bincount(side).argmax()
-    ys, xs = np.nonzero(comp)
-    if (xs.min() == 0 or ys.min() == 0 or xs.max() == size - 1 or ys.max() == size - 1):
-        return None  # the face colour runs on: a table of that colour, or touching tiles
-    # pips on the face's far end bite into its outline: measure the convex hull
-    hull = cv2.convexHull(np.stack([xs, ys], 1).astype(np.int32))
-    filled = np.zeros((size, size), np.uint8)
-    cv2.fillConvexPoly(filled, hull, 1)
-    face_fraction = len(xs) / max(1.0, float(filled.sum()))
-    ys, xs = np.nonzero(filled)
-    xy = np.stack([xs, ys], 1).astype(np.float64) - pc
-    cov = np.cov(xy.T)
-    _, evecs = np.linalg.eigh(cov)
-    a = evecs[:, 1]  # long axis
-    if abs(float(a @ d)) > params.angled_max_axis_cos:
-        return None
-    basis = np.stack([a, d], 1)  # columns: long axis, bar
-    st = xy @ np.linalg.inv(basis).T  # (s, t) coordinates
-    lo_s, hi_s = np.percentile(st[:, 0], [0.5, 99.5])
-    lo_t, hi_t = np.percentile(st[:, 1], [0.5, 99.5])
-    # the rounded rim of a face seen at an angle is lit or shaded unlike the face
-    pad = params.angled_rim * (hi_t - lo_t)
-    lo_s, hi_s, lo_t, hi_t = lo_s - pad, hi_s + pad, lo_t - pad, hi_t + pad
-    width = hi_t - lo_t
-    if width < 4 or -lo_s < 3 or hi_s < 3:
-        return None
-    halves_ok = min(-lo_s, hi_s) / max(-lo_s, hi_s) >= params.angled_half_balance
-    bar_ratio = lp / width
-    aspect = (hi_s - lo_s) / width
-    box_area = (hi_s - lo_s) * width * abs(np.linalg.det(basis))
-    hull_fill = len(xs) / max(1.0, box_area)
-    if not (params.angled_bar_ratio[0] <= bar_ratio <= params.angled_bar_ratio[1]
-            and params.angled_aspect[0] <= aspect <= params.angled_aspect[1]
-            and hull_fill >= params.angled_min_hull_fill
-            and face_fraction >= params.face_min_fraction and halves_ok):
-        return None
-    c = params.canon_width_px
-    t_pip = max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast)
-    band = round(max(params.bar_band * c, 0.5 * bar.thickness * s * c / width + 0.03 * c))
-
-    def count(grow: float) -> tuple:
-        """Both halves, the outline grown by ``grow`` x width on each outer side."""
-        g = grow * width
-        halves = []
-        for extent in (lo_s - g, hi_s + g):
-            ka, kd = extent / c / s, (width + 2 * g) / c / s  # working px per output px
-            origin = bar.centre + ((lo_t - g) / s) * d
-            hm = np.array([[d[0] * kd, a[0] * ka, origin[0]], [d[1] * kd, a[1] * ka, origin[1]]])
-            halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
-        return _count_halves(halves, band, params, t_pip)
-
-    counts, irregular, strokes, merges, asymmetry = count(0.0)
-    confidence = 0.9 * params.angled_confidence
-    # the measured outline is the main doubt of an angled read: a slightly larger one
-    # must give the same counts
-    if count(params.angled_recheck_grow)[0] != counts:
-        confidence *= 0.4
-    if strokes:
-        confidence *= params.stroke_penalty ** min(strokes, 3)
-    if counts == [0, 0]:
-        confidence *= 0.5
-    if asymmetry > params.layout_max_asymmetry:
-        confidence *= 0.5
-    confidence *= params.angled_merge_penalty ** merges
-    if max(counts) > (params.set_size or 18):
-        confidence *= 0.2
-    if irregular:
-        confidence *= 0.6
-    confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
-    corners_st = np.array([[lo_s, lo_t], [lo_s, hi_t], [hi_s, hi_t], [hi_s, lo_t]])
-    corners = bar.centre + (corners_st @ basis.T) / s
-    debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": 4,
-             "strokes": strokes, "merges": merges, "ratio": bar_ratio,
-             "width_measured": True, "asymmetry": asymmetry, "angled": True}
-    return TileHypothesis((counts[0], counts[1]), corners, float(np.clip(confidence, 0, 1)),
-                          width / s, bar.polarity, debug, bar)

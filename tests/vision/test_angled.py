@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 
 from vision import Params, RenderSpec, render_table, scan
+from vision.angled import read_tile_angled
 from vision.bars import Bar
-from vision.tiles import read_tile_angled
 
 
 def _squashed(seed: int, factor: float):

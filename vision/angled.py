@@ -1,0 +1,357 @@
+"""Stage 3b: a tile seen at a low angle, read from its face's own outline.
+
+Seen from a low angle (a tablet held over the table, a camera at the table's edge, tiles
+standing in a rack) a face is foreshortened, sheared and, close to the camera, a
+trapezoid: the bar no longer predicts the outline and no affine frame fits it. The face is
+measured instead: the connected region of the face colour (taken just beside the bar)
+around the bar, filled and made convex; each of its four sides is a straight line fitted
+to that outline (the rounded corners left out). The two halves are the quadrilaterals
+between the bar line and either end, each mapped to a square by a homography, so
+foreshortened (elliptic, unevenly spaced) pips are round and evenly spaced again and are
+counted as in :func:`vision.tiles.read_tile`.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import cv2
+import numpy as np
+
+from .bars import Bar
+from .params import Params
+from .tiles import TileHypothesis, _count_halves, _ink_distance, _norm3
+
+
+def _face_colour(plab: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, thickness: float,
+                 size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Face colour from the strips just beside the bar, and the sample points (probe px)."""
+    nrm = np.array([-d[1], d[0]])
+    tt = np.linspace(-0.35, 0.35, 9) * lp
+    off = np.array([0.5 * thickness + k * lp for k in (0.08, 0.14)])
+    pts = np.concatenate([pc + t * d + sg * o * nrm for t in tt for o in off for sg in (1, -1)]
+                         ).reshape(-1, 2)
+    ij = np.clip(np.round(pts).astype(int), 0, size - 1)
+    near = plab[ij[:, 1], ij[:, 0]]
+    # foreshortened, the pips come close to the bar: the face is the lighter half
+    return np.median(near[near[:, 0] >= np.median(near[:, 0])], axis=0), ij
+
+
+def _face_region(probe: np.ndarray, plab: np.ndarray, face: np.ndarray, seeds: np.ndarray,
+                 params: Params) -> np.ndarray | None:
+    """The face around the bar as a boolean mask of the probe, ``None`` when the seeds
+    beside the bar are not face or the face runs off the probe.
+
+    A watershed from two sets of markers: the face-coloured seeds beside the bar, and the
+    probe's border with everything clearly brighter than the face (a lit rim, a lighter
+    table). The face then ends on the strongest outline around the bar, which is its edge
+    even where the table or a shadow has nearly the face's colour; pips, enclosed by the
+    face, fall to it."""
+    size = plab.shape[0]
+    dist = _norm3(plab - face)
+    near = dist[seeds[:, 1], seeds[:, 0]] < params.angled_face_distance
+    if near.reshape(-1, 2).sum(axis=0).min() < 0.25 * len(seeds) / 2:
+        return None  # not face on both sides of the bar
+    markers = np.zeros((size, size), np.int32)
+    lightness = plab[..., 0] - face[0]
+    brighter = (lightness > params.angled_max_darker) & (dist > params.angled_face_distance)
+    markers[brighter] = 1
+    markers[:2, :] = markers[-2:, :] = markers[:, :2] = markers[:, -2:] = 1
+    for x, y in seeds[near]:
+        markers[max(0, y - 1): y + 2, max(0, x - 1): x + 2] = 2
+    cv2.watershed(probe, markers)
+    comp = markers == 2
+    # a thin bridge to a touching face is cut
+    k = max(3, round(params.angled_open * params.probe_width_px) | 1)
+    comp = cv2.morphologyEx(comp.view(np.uint8), cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    _, labels = cv2.connectedComponents(comp, connectivity=4)
+    per_side = labels[seeds[:, 1], seeds[:, 0]].reshape(-1, 2)
+    out = np.zeros(labels.shape, bool)
+    for side in per_side.T:
+        side = side[side > 0]
+        if len(side) < 0.5 * len(per_side):
+            return None
+        out |= labels == np.bincount(side).argmax()
+    ys, xs = np.nonzero(out)
+    if xs.min() <= 2 or ys.min() <= 2 or xs.max() >= size - 3 or ys.max() >= size - 3:
+        return None  # the face runs on: a table of its colour, or touching tiles
+    return out
+
+
+def _line_through(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(point, unit direction) of the line fitted to ``points`` (robust to a few strays)."""
+    vx, vy, x, y = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    return np.array([x, y], np.float64), np.array([vx, vy], np.float64)
+
+
+def _meet(p: np.ndarray, u: np.ndarray, q: np.ndarray, v: np.ndarray) -> np.ndarray | None:
+    """Where the lines p + k u and q + l v cross (``None`` when nearly parallel)."""
+    det = u[0] * -v[1] - u[1] * -v[0]
+    if abs(det) < 1e-3:
+        return None
+    k = ((q - p)[0] * -v[1] - (q - p)[1] * -v[0]) / det
+    return p + k * u
+
+
+def _side_lines(hull: np.ndarray, pc: np.ndarray, basis: np.ndarray, box: tuple) -> list | None:
+    """The four sides of the face (end at lo_s, long edge at hi_t, end at hi_s, long edge
+    at lo_t) as lines fitted to the hull outline, each point given to the nearest side of
+    the parallelogram ``box`` = (lo_s, hi_s, lo_t, hi_t) and points near its corners left
+    out (tile corners are rounded)."""
+    lo_s, hi_s, lo_t, hi_t = box
+    loop = np.concatenate([hull, hull[:1]]).astype(np.float64)
+    pts = []
+    for a, b in itertools.pairwise(loop):
+        n = max(2, int(np.linalg.norm(b - a)))
+        pts.append(a + np.linspace(0, 1, n, endpoint=False)[:, None] * (b - a))
+    pts = np.concatenate(pts)
+    st = (pts - pc) @ np.linalg.inv(basis).T
+    gaps = np.abs(np.stack([st[:, 0] - lo_s, st[:, 1] - hi_t, st[:, 0] - hi_s, st[:, 1] - lo_t], 1))
+    order = np.sort(gaps, axis=1)
+    side = gaps.argmin(axis=1)
+    width = hi_t - lo_t
+    clear = order[:, 1] > 0.15 * width  # away from the corners
+    lines = []
+    for k in range(4):
+        mine = pts[(side == k) & clear]
+        if len(mine) < 4:
+            # a side not seen: the parallelogram's own side
+            s_or_t = (lo_s, hi_t, hi_s, lo_t)[k]
+            point = pc + (basis @ ([s_or_t, 0.0] if k % 2 == 0 else [0.0, s_or_t]))
+            lines.append((point, basis[:, 1] if k % 2 == 0 else basis[:, 0]))
+        else:
+            lines.append(_line_through(mine))
+    return lines
+
+
+def _snapped(lines: list, gx: np.ndarray, gy: np.ndarray, reach: float) -> list:
+    """Each side line moved (within ``reach`` probe px, a few degrees) onto the strongest
+    straight edge near it. A face region leaks into a shadow or a lit rim of nearly its
+    colour along soft boundaries; the face's own edge is a crisp straight line."""
+    corners = _corners(lines)
+    if corners is None:
+        return lines
+    h, w = gx.shape
+    ends = ((corners[0], corners[1]), (corners[1], corners[2]), (corners[2], corners[3]),
+            (corners[3], corners[0]))
+    offsets = np.arange(-reach, reach + 0.5, 1.0)
+    out = []
+    for (p, u), (a, b) in zip(lines, ends):
+        nrm = np.array([-u[1], u[0]])
+        t = np.linspace(0.15, 0.85, 24)
+        best, best_line = -1.0, (p, u)
+        for tilt in np.radians((-6, -3, 0, 3, 6)):
+            c, s = np.cos(tilt), np.sin(tilt)
+            v = np.array([c * u[0] - s * u[1], s * u[0] + c * u[1]])
+            n = np.array([-v[1], v[0]])
+            mid = 0.5 * (a + b)
+            span = float(np.linalg.norm(b - a))
+            base = mid + (t - 0.5)[:, None] * span * v  # along the tilted side
+            pts = base[None, :, :] + offsets[:, None, None] * nrm[None, None, :]
+            x = np.clip(np.round(pts[..., 0]).astype(np.intp), 0, w - 1)
+            y = np.clip(np.round(pts[..., 1]).astype(np.intp), 0, h - 1)
+            across = np.abs(gx[y, x] * n[0] + gy[y, x] * n[1])
+            # an edge is strong all along: the median, not the mean, of the side
+            score = np.median(across, axis=1)
+            k = int(score.argmax())
+            if score[k] > best:
+                best, best_line = float(score[k]), (mid + offsets[k] * nrm, v)
+        out.append(best_line)
+    return out
+
+
+def _grown(lines: list, centre: np.ndarray, by: float) -> list:
+    """Each side line moved ``by`` probe px away from ``centre``."""
+    out = []
+    for p, u in lines:
+        nrm = np.array([-u[1], u[0]])
+        if float((p - centre) @ nrm) < 0:
+            nrm = -nrm
+        out.append((p + by * nrm, u))
+    return out
+
+
+def _mirror(x: float, x_vanish: float | None) -> float:
+    """Image position (along a long edge, the bar at 0) of the end opposite the end at
+    ``x``: the bar is the face's middle, so the two ends are harmonic conjugates with
+    respect to the bar and the edge's vanishing point (mirror images when it has none)."""
+    if x_vanish is None or abs(2 * x - x_vanish) < 1e-6:
+        return -x
+    return x * x_vanish / (2 * x - x_vanish)
+
+
+def _balanced(lines: list, pc: np.ndarray, d: np.ndarray, tolerance: float) -> list:
+    """The side lines with a short end moved out to where the other end puts it.
+
+    A pip or a shadow next to a face's end bites into the face region and the fitted end
+    comes out short; bites never lengthen a face (the region's checks stop that), so the
+    longer half's end is trusted and the shorter one is moved when it is more than
+    ``tolerance`` short of its mirror image."""
+    end_lo, long_hi, end_hi, long_lo = lines
+    vanish = _meet(*long_hi, *long_lo)
+    new_lo, new_hi = [], []
+    for p, u in (long_lo, long_hi):
+        bar_at = _meet(pc, d, p, u)
+        e_lo, e_hi = _meet(*end_lo, p, u), _meet(*end_hi, p, u)
+        if bar_at is None or e_lo is None or e_hi is None:
+            return lines
+        x_lo, x_hi = float((e_lo - bar_at) @ u), float((e_hi - bar_at) @ u)
+        if x_lo * x_hi >= 0:
+            return lines
+        x_v = None
+        if vanish is not None and np.linalg.norm(vanish - bar_at) < 1e4:
+            x_v = float((vanish - bar_at) @ u)
+        want_lo, want_hi = _mirror(x_hi, x_v), _mirror(x_lo, x_v)
+        # (more than half again as long: the other end is wrong, not this one)
+        if (1 + tolerance) * abs(x_lo) < abs(want_lo) < 1.5 * abs(x_lo):
+            x_lo = want_lo
+        if (1 + tolerance) * abs(x_hi) < abs(want_hi) < 1.5 * abs(x_hi):
+            x_hi = want_hi
+        new_lo.append(bar_at + x_lo * u)
+        new_hi.append(bar_at + x_hi * u)
+
+    def through(a: np.ndarray, b: np.ndarray, old: tuple) -> tuple:
+        step = b - a
+        n = np.linalg.norm(step)
+        return old if n < 1e-6 else (a, step / n)
+
+    return [through(*new_lo, end_lo), long_hi, through(*new_hi, end_hi), long_lo]
+
+
+def _corners(lines: list) -> np.ndarray | None:
+    """Corners (end lo & long lo, end lo & long hi, end hi & long hi, end hi & long lo)."""
+    end_lo, long_hi, end_hi, long_lo = lines
+    pts = [_meet(*end_lo, *long_lo), _meet(*end_lo, *long_hi), _meet(*end_hi, *long_hi),
+           _meet(*end_hi, *long_lo)]
+    if any(p is None for p in pts):
+        return None
+    return np.array(pts)
+
+
+def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:
+    """Read the tile of one bar from the face's own outline (strongly angled views).
+
+    ``None`` when the face region is not an isolated, filled quadrilateral of plausible
+    proportions around the bar."""
+    length = bar.length
+    cp = params.probe_width_px
+    s = params.bar_to_width * cp / length  # probe pixels per working pixel
+    half = params.angled_window * length
+    cx, cy = bar.centre
+    size = int(2 * half * s) | 1
+    x0, y0 = cx - half, cy - half
+    m = np.array([[1 / s, 0.0, x0], [0.0, 1 / s, y0]])
+    probe = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    plab = cv2.cvtColor(probe, cv2.COLOR_BGR2LAB).astype(np.float32)
+    d = bar.direction
+    pc = (bar.centre - np.array([x0, y0])) * s
+    lp = length * s
+    face, seeds = _face_colour(plab, pc, d, lp, bar.thickness * s, size)
+    on_bar = np.clip(np.round(pc + np.linspace(-0.3, 0.3, 9)[:, None] * lp * d).astype(int),
+                     0, size - 1)
+    bar_lab = plab[on_bar[:, 1], on_bar[:, 0]]
+    bar_contrast = float(np.median(np.linalg.norm(bar_lab - face, axis=1)))
+    if bar_contrast < min(params.bar_min_contrast, max(
+            params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
+        return None
+    dark_ink = float(np.median(bar_lab[:, 0])) < face[0]
+    comp = _face_region(probe, plab, face, seeds, params)
+    if comp is None:
+        return None
+    ys, xs = np.nonzero(comp)
+    # pips on the face's far end bite into its outline: measure the convex hull
+    hull = cv2.convexHull(np.stack([xs, ys], 1).astype(np.int32))
+    filled = np.zeros((size, size), np.uint8)
+    cv2.fillConvexPoly(filled, hull, 1)
+    face_fraction = len(xs) / max(1.0, float(filled.sum()))
+    ys, xs = np.nonzero(filled)
+    xy = np.stack([xs, ys], 1).astype(np.float64) - pc
+    _, evecs = np.linalg.eigh(np.cov(xy.T))
+    a = evecs[:, 1]  # long axis
+    if abs(float(a @ d)) > params.angled_max_axis_cos:
+        return None
+    basis = np.stack([a, d], 1)  # columns: long axis, bar
+    st = xy @ np.linalg.inv(basis).T  # (s, t) coordinates
+    lo_s, hi_s = np.percentile(st[:, 0], [0.5, 99.5])
+    lo_t, hi_t = np.percentile(st[:, 1], [0.5, 99.5])
+    width = hi_t - lo_t
+    if width < 4 or -lo_s < 3 or hi_s < 3:
+        return None
+    halves_ok = min(-lo_s, hi_s) / max(-lo_s, hi_s) >= params.angled_half_balance
+    bar_ratio = lp / width
+    aspect = (hi_s - lo_s) / width
+    box_area = (hi_s - lo_s) * width * abs(np.linalg.det(basis))
+    hull_fill = len(xs) / max(1.0, box_area)
+    if not (params.angled_bar_ratio[0] <= bar_ratio <= params.angled_bar_ratio[1]
+            and params.angled_aspect[0] <= aspect <= params.angled_aspect[1]
+            and hull_fill >= params.angled_min_hull_fill
+            and face_fraction >= params.face_min_fraction and halves_ok):
+        return None
+    lines = _side_lines(hull.reshape(-1, 2), pc, basis, (lo_s, hi_s, lo_t, hi_t))
+    grey = cv2.cvtColor(probe, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
+    lines = _snapped(lines, gx, gy, params.angled_snap * width)
+    fitted = _corners(lines)
+    # a fitted side far from the parallelogram's is a wrong fit, not a face
+    box = pc + np.array([[lo_s, lo_t], [lo_s, hi_t], [hi_s, hi_t], [hi_s, lo_t]]) @ basis.T
+    if fitted is None or np.linalg.norm(fitted - box, axis=1).max() > 0.4 * width:
+        return None
+    lines = _balanced(lines, pc, d, params.angled_end_tolerance)
+    centre = pc + basis @ [0.5 * (lo_s + hi_s), 0.5 * (lo_t + hi_t)]
+    plain = _corners(_grown(lines, centre, params.angled_rim * width))
+    if plain is None:
+        return None
+    c = params.canon_width_px
+    t_pip = max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast)
+    band = round(max(params.bar_band * c, 0.5 * bar.thickness * s * c / width + 0.03 * c))
+    square = np.float32([[0, 0], [c, 0], [c, c], [0, c]])
+
+    def to_work(p: np.ndarray) -> np.ndarray:
+        return np.array([x0, y0]) + p / s
+
+    def count(corners: np.ndarray, grown_lines: list) -> tuple:
+        """Both halves: the quadrilaterals between the bar line and either end."""
+        bar_lo = _meet(pc, d, *grown_lines[3])
+        bar_hi = _meet(pc, d, *grown_lines[1])
+        if bar_lo is None or bar_hi is None:
+            return None
+        halves = []
+        for far_lo, far_hi in ((corners[0], corners[1]), (corners[3], corners[2])):
+            quad = np.float32([to_work(p) for p in (bar_lo, bar_hi, far_hi, far_lo)])
+            hm = cv2.getPerspectiveTransform(square, quad)
+            halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
+        return _count_halves(halves, band, params, t_pip)
+
+    rim_lines = _grown(lines, centre, params.angled_rim * width)
+    read = count(plain, rim_lines)
+    if read is None:
+        return None
+    counts, irregular, strokes, merges, asymmetry = read
+    confidence = 0.9 * params.angled_confidence
+    # the measured outline is the main doubt of an angled read: a slightly larger one
+    # must give the same counts
+    more = params.angled_rim + params.angled_recheck_grow
+    wider_lines = _grown(lines, centre, more * width)
+    wider = _corners(wider_lines)
+    again = count(wider, wider_lines) if wider is not None else None
+    if again is None or again[0] != counts:
+        confidence *= 0.4
+    if strokes:
+        confidence *= params.stroke_penalty ** min(strokes, 3)
+    if counts == [0, 0]:
+        confidence *= 0.5
+    if asymmetry > params.layout_max_asymmetry:
+        confidence *= 0.5
+    confidence *= params.angled_merge_penalty ** merges
+    if max(counts) > (params.set_size or 18):
+        confidence *= 0.2
+    if irregular:
+        confidence *= 0.6
+    confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
+    corners = np.array([to_work(p) for p in plain])
+    debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": 4,
+             "strokes": strokes, "merges": merges, "ratio": bar_ratio,
+             "width_measured": True, "asymmetry": asymmetry, "angled": True}
+    return TileHypothesis((counts[0], counts[1]), corners, float(np.clip(confidence, 0, 1)),
+                          width / s, bar.polarity, debug, bar)
