@@ -13,8 +13,6 @@ counted as in :func:`vision.tiles.read_tile`.
 
 from __future__ import annotations
 
-import itertools
-
 import cv2
 import numpy as np
 
@@ -25,15 +23,16 @@ from .tiles import TileHypothesis, _count_halves, _ink_distance, _norm3
 
 def _face_colour(plab: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, thickness: float,
                  size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Face colour from the strips just beside the bar, and the sample points (probe px)."""
+    """Face colour from strips beside the bar, and the sample points (probe px, in pairs:
+    one on each side of the bar). Foreshortened, dense layouts (10-12 pips) come close to
+    the bar, so the strips lie at several distances and the face is the lighter half."""
     nrm = np.array([-d[1], d[0]])
     tt = np.linspace(-0.35, 0.35, 9) * lp
-    off = np.array([0.5 * thickness + k * lp for k in (0.08, 0.14)])
+    off = np.array([0.5 * thickness + k * lp for k in (0.06, 0.1, 0.14, 0.2)])
     pts = np.concatenate([pc + t * d + sg * o * nrm for t in tt for o in off for sg in (1, -1)]
                          ).reshape(-1, 2)
     ij = np.clip(np.round(pts).astype(int), 0, size - 1)
     near = plab[ij[:, 1], ij[:, 0]]
-    # foreshortened, the pips come close to the bar: the face is the lighter half
     return np.median(near[near[:, 0] >= np.median(near[:, 0])], axis=0), ij
 
 
@@ -93,71 +92,92 @@ def _meet(p: np.ndarray, u: np.ndarray, q: np.ndarray, v: np.ndarray) -> np.ndar
     return p + k * u
 
 
-def _side_lines(hull: np.ndarray, pc: np.ndarray, basis: np.ndarray, box: tuple) -> list | None:
+def _theil_sen(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Intercept and slope of y = a + b x, robust to nearly a third of the points being
+    strays (the median of all pairwise slopes)."""
+    dx = x[None, :] - x[:, None]
+    dy = y[None, :] - y[:, None]
+    ok = np.triu(np.abs(dx) > 1e-6, 1)
+    if not ok.any():
+        return float(np.median(y)), 0.0
+    b = float(np.median(dy[ok] / dx[ok]))
+    return float(np.median(y - b * x)), b
+
+
+def _side_lines(region: np.ndarray, pc: np.ndarray, basis: np.ndarray, box: tuple) -> list:
     """The four sides of the face (end at lo_s, long edge at hi_t, end at hi_s, long edge
-    at lo_t) as lines fitted to the hull outline, each point given to the nearest side of
-    the parallelogram ``box`` = (lo_s, hi_s, lo_t, hi_t) and points near its corners left
-    out (tile corners are rounded)."""
+    at lo_t) as lines, in probe px. The region is cut in slices across each side; each
+    slice's extent is one point of that side, and a robust line through those points
+    ignores the slices where the region leaked into a shadow or a rim, or lost a bite to
+    a pip. The slices near the (rounded) corners are left out."""
     lo_s, hi_s, lo_t, hi_t = box
-    loop = np.concatenate([hull, hull[:1]]).astype(np.float64)
-    pts = []
-    for a, b in itertools.pairwise(loop):
-        n = max(2, int(np.linalg.norm(b - a)))
-        pts.append(a + np.linspace(0, 1, n, endpoint=False)[:, None] * (b - a))
-    pts = np.concatenate(pts)
-    st = (pts - pc) @ np.linalg.inv(basis).T
-    gaps = np.abs(np.stack([st[:, 0] - lo_s, st[:, 1] - hi_t, st[:, 0] - hi_s, st[:, 1] - lo_t], 1))
-    order = np.sort(gaps, axis=1)
-    side = gaps.argmin(axis=1)
-    width = hi_t - lo_t
-    clear = order[:, 1] > 0.15 * width  # away from the corners
+    ys, xs = np.nonzero(region)
+    st = (np.stack([xs, ys], 1).astype(np.float64) - pc) @ np.linalg.inv(basis).T
     lines = []
-    for k in range(4):
-        mine = pts[(side == k) & clear]
-        if len(mine) < 4:
-            # a side not seen: the parallelogram's own side
-            s_or_t = (lo_s, hi_t, hi_s, lo_t)[k]
-            point = pc + (basis @ ([s_or_t, 0.0] if k % 2 == 0 else [0.0, s_or_t]))
-            lines.append((point, basis[:, 1] if k % 2 == 0 else basis[:, 0]))
-        else:
-            lines.append(_line_through(mine))
+    for k, (along, across, lo, hi) in enumerate(((1, 0, lo_t, hi_t), (0, 1, lo_s, hi_s),
+                                                  (1, 0, lo_t, hi_t), (0, 1, lo_s, hi_s))):
+        # k even: an end (extent in s per slice of t); k odd: a long edge (t per slice of s)
+        edges = np.linspace(lo + 0.15 * (hi - lo), hi - 0.15 * (hi - lo), 13)
+        bins = np.digitize(st[:, along], edges)
+        pick = (np.minimum if k in (0, 3) else np.maximum)
+        fill = np.inf if k in (0, 3) else -np.inf
+        ext = np.full(len(edges) + 1, fill)
+        pick.at(ext, bins, st[:, across])
+        mids = 0.5 * (edges[1:] + edges[:-1])
+        ext = ext[1:-1]
+        seen = np.isfinite(ext)
+        if seen.sum() < 4:
+            return None
+        a, b = _theil_sen(mids[seen], ext[seen])
+        # the side: across = a + b * along, back to probe px
+        p0 = np.zeros(2)
+        p1 = np.zeros(2)
+        p0[along], p0[across] = 0.0, a
+        p1[along], p1[across] = 1.0, a + b
+        q0, q1 = pc + basis @ p0, pc + basis @ p1
+        u = (q1 - q0) / np.linalg.norm(q1 - q0)
+        lines.append((q0, u))
     return lines
 
 
-def _snapped(lines: list, gx: np.ndarray, gy: np.ndarray, reach: float) -> list:
-    """Each side line moved (within ``reach`` probe px, a few degrees) onto the strongest
-    straight edge near it. A face region leaks into a shadow or a lit rim of nearly its
-    colour along soft boundaries; the face's own edge is a crisp straight line."""
+def _snapped(lines: list, gx: np.ndarray, gy: np.ndarray, reach: float,
+             sides: tuple = (0, 1, 2, 3)) -> tuple[list, list]:
+    """Each of ``sides`` moved (within ``reach`` probe px, a few degrees) onto the
+    strongest straight edge near it, and every side's edge strength (grey levels per px
+    across it). A face region leaks into a shadow or a lit rim of nearly its colour along
+    soft boundaries; the face's own edge is a crisp straight line."""
     corners = _corners(lines)
     if corners is None:
-        return lines
+        return lines, [0.0] * 4
     h, w = gx.shape
     ends = ((corners[0], corners[1]), (corners[1], corners[2]), (corners[2], corners[3]),
             (corners[3], corners[0]))
     offsets = np.arange(-reach, reach + 0.5, 1.0)
-    out = []
-    for (p, u), (a, b) in zip(lines, ends):
+    out, strengths = [], []
+    for k, ((p, u), (a, b)) in enumerate(zip(lines, ends)):
         nrm = np.array([-u[1], u[0]])
+        spread = offsets if k in sides else np.zeros(1)
         t = np.linspace(0.15, 0.85, 24)
         best, best_line = -1.0, (p, u)
-        for tilt in np.radians((-6, -3, 0, 3, 6)):
+        for tilt in np.radians((-6, -3, 0, 3, 6) if k in sides else (0,)):
             c, s = np.cos(tilt), np.sin(tilt)
             v = np.array([c * u[0] - s * u[1], s * u[0] + c * u[1]])
             n = np.array([-v[1], v[0]])
             mid = 0.5 * (a + b)
             span = float(np.linalg.norm(b - a))
             base = mid + (t - 0.5)[:, None] * span * v  # along the tilted side
-            pts = base[None, :, :] + offsets[:, None, None] * nrm[None, None, :]
+            pts = base[None, :, :] + spread[:, None, None] * nrm[None, None, :]
             x = np.clip(np.round(pts[..., 0]).astype(np.intp), 0, w - 1)
             y = np.clip(np.round(pts[..., 1]).astype(np.intp), 0, h - 1)
             across = np.abs(gx[y, x] * n[0] + gy[y, x] * n[1])
             # an edge is strong all along: the median, not the mean, of the side
             score = np.median(across, axis=1)
-            k = int(score.argmax())
-            if score[k] > best:
-                best, best_line = float(score[k]), (mid + offsets[k] * nrm, v)
-        out.append(best_line)
-    return out
+            i = int(score.argmax())
+            if score[i] > best:
+                best, best_line = float(score[i]), (mid + spread[i] * nrm, v)
+        out.append(best_line if k in sides else (p, u))
+        strengths.append(best)
+    return out, strengths
 
 
 def _grown(lines: list, centre: np.ndarray, by: float) -> list:
@@ -171,51 +191,49 @@ def _grown(lines: list, centre: np.ndarray, by: float) -> list:
     return out
 
 
-def _mirror(x: float, x_vanish: float | None) -> float:
-    """Image position (along a long edge, the bar at 0) of the end opposite the end at
-    ``x``: the bar is the face's middle, so the two ends are harmonic conjugates with
-    respect to the bar and the edge's vanishing point (mirror images when it has none)."""
-    if x_vanish is None or abs(2 * x - x_vanish) < 1e-6:
-        return -x
-    return x * x_vanish / (2 * x - x_vanish)
+def _balanced(lines: list, strengths: list, pc: np.ndarray, d: np.ndarray,
+              tolerance: float) -> tuple[list, int | None]:
+    """The side lines with the weaker end moved to the mirror image of the stronger one
+    about the bar (the face's middle), when the two halves differ by more than
+    ``tolerance``; and which end moved (0: lo, 2: hi, ``None``).
 
-
-def _balanced(lines: list, pc: np.ndarray, d: np.ndarray, tolerance: float) -> list:
-    """The side lines with a short end moved out to where the other end puts it.
-
-    A pip or a shadow next to a face's end bites into the face region and the fitted end
-    comes out short; bites never lengthen a face (the region's checks stop that), so the
-    longer half's end is trusted and the shorter one is moved when it is more than
-    ``tolerance`` short of its mirror image."""
+    A pip or a shadow next to a face's end bites into the face region, a lit rim or a
+    shadow of the face's colour extends it: the end that lies on the crisper edge is
+    trusted. (The ends are harmonic conjugates about the bar and the long edges'
+    vanishing point, but a vanishing point from two short, nearly parallel fitted edges
+    is too unsure to use: the plain mirror image is the better estimate.)"""
     end_lo, long_hi, end_hi, long_lo = lines
-    vanish = _meet(*long_hi, *long_lo)
+    move_lo = strengths[0] < strengths[2]
     new_lo, new_hi = [], []
+    moved = False
     for p, u in (long_lo, long_hi):
         bar_at = _meet(pc, d, p, u)
         e_lo, e_hi = _meet(*end_lo, p, u), _meet(*end_hi, p, u)
         if bar_at is None or e_lo is None or e_hi is None:
-            return lines
+            return lines, None
         x_lo, x_hi = float((e_lo - bar_at) @ u), float((e_hi - bar_at) @ u)
         if x_lo * x_hi >= 0:
-            return lines
-        x_v = None
-        if vanish is not None and np.linalg.norm(vanish - bar_at) < 1e4:
-            x_v = float((vanish - bar_at) @ u)
-        want_lo, want_hi = _mirror(x_hi, x_v), _mirror(x_lo, x_v)
-        # (more than half again as long: the other end is wrong, not this one)
-        if (1 + tolerance) * abs(x_lo) < abs(want_lo) < 1.5 * abs(x_lo):
-            x_lo = want_lo
-        if (1 + tolerance) * abs(x_hi) < abs(want_hi) < 1.5 * abs(x_hi):
-            x_hi = want_hi
+            return lines, None
+        ratio = abs(x_lo) / abs(x_hi)
+        # (off by half or more: the fit is wrong, not one end)
+        if 1 + tolerance < max(ratio, 1 / ratio) < 1.5:
+            moved = True
+            if move_lo:
+                x_lo = -x_hi
+            else:
+                x_hi = -x_lo
         new_lo.append(bar_at + x_lo * u)
         new_hi.append(bar_at + x_hi * u)
+    if not moved:
+        return lines, None
 
     def through(a: np.ndarray, b: np.ndarray, old: tuple) -> tuple:
         step = b - a
         n = np.linalg.norm(step)
         return old if n < 1e-6 else (a, step / n)
 
-    return [through(*new_lo, end_lo), long_hi, through(*new_hi, end_hi), long_lo]
+    return ([through(*new_lo, end_lo), long_hi, through(*new_hi, end_hi), long_lo],
+            0 if move_lo else 2)
 
 
 def _corners(lines: list) -> np.ndarray | None:
@@ -288,16 +306,20 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
             and hull_fill >= params.angled_min_hull_fill
             and face_fraction >= params.face_min_fraction and halves_ok):
         return None
-    lines = _side_lines(hull.reshape(-1, 2), pc, basis, (lo_s, hi_s, lo_t, hi_t))
+    lines = _side_lines(comp, pc, basis, (lo_s, hi_s, lo_t, hi_t))
+    if lines is None:
+        return None
     grey = cv2.cvtColor(probe, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
-    lines = _snapped(lines, gx, gy, params.angled_snap * width)
+    lines, strengths = _snapped(lines, gx, gy, params.angled_snap * width)
     fitted = _corners(lines)
     # a fitted side far from the parallelogram's is a wrong fit, not a face
     box = pc + np.array([[lo_s, lo_t], [lo_s, hi_t], [hi_s, hi_t], [hi_s, lo_t]]) @ basis.T
     if fitted is None or np.linalg.norm(fitted - box, axis=1).max() > 0.4 * width:
         return None
-    lines = _balanced(lines, pc, d, params.angled_end_tolerance)
+    lines, moved = _balanced(lines, strengths, pc, d, params.angled_end_tolerance)
+    if moved is not None:  # settle the moved end on its own edge, if it has one nearby
+        lines, _ = _snapped(lines, gx, gy, 0.5 * params.angled_snap * width, (moved,))
     centre = pc + basis @ [0.5 * (lo_s + hi_s), 0.5 * (lo_t + hi_t)]
     plain = _corners(_grown(lines, centre, params.angled_rim * width))
     if plain is None:

@@ -140,6 +140,8 @@ class Params:
     face_min_fraction: float = 0.45
     #: searched face extent along the long axis, per half, as a fraction of W.
     half_extent_range: tuple[float, float] = (0.6, 1.25)
+    #: a face whose length / width is outside this range is unsure (x 0.4).
+    face_aspect_range: tuple[float, float] = (1.4, 2.6)
     #: searched face extent across (full width) as a multiple of the bar length.
     width_extent_range: tuple[float, float] = (1.15, 1.65)
     #: a row of the canonical crop ends the face when fewer than this fraction is face.

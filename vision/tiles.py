@@ -298,7 +298,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     ratio = ratio_hint or params.bar_to_width
     w0 = bar.length / ratio  # tile width, working px
     s = cp / w0
-    pw, ph = int(1.5 * cp), int(3.0 * cp)
+    pw, ph = int(1.5 * cp), int(2 * (params.half_extent_range[1] + 0.25) * cp)
     u, n = bar.direction, np.array([-bar.direction[1], bar.direction[0]])
     cx, cy = bar.centre
     m = np.array([[u[0] / s, n[0] / s, cx - (pw / 2 * u[0] + ph / 2 * n[0]) / s],
@@ -364,7 +364,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         if abs(shear) > params.shear_max:
             confidence *= 0.3  # seen at an angle: the bar's frame does not fit the face
         aspect = (et + eb) / max(1, width)
-        if not 1.4 <= aspect <= 2.6:
+        if not params.face_aspect_range[0] <= aspect <= params.face_aspect_range[1]:
             confidence *= 0.4
         confidence *= min(1.0, 0.7 + (face_fraction - params.face_min_fraction) * 3.0)
         confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
