@@ -23,20 +23,23 @@ from .tiles import TileHypothesis, _count_halves, _ink_distance, _norm3
 
 def _face_colour(plab: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, thickness: float,
                  size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Face colour from strips beside the bar, and the sample points (probe px, in pairs:
-    one on each side of the bar). Foreshortened, dense layouts (10-12 pips) come close to
-    the bar, so the strips lie at several distances and the face is the lighter half."""
+    """Face colour on either side of the bar (rows: the +normal side, the other; a glossy
+    face is often lit unevenly), and the sample points (probe px, in pairs: one on each
+    side). Foreshortened, dense layouts (10-12 pips) come close to the bar, so the strips
+    lie at several distances and the face is the lighter half of each side's samples."""
     nrm = np.array([-d[1], d[0]])
     tt = np.linspace(-0.35, 0.35, 9) * lp
     off = np.array([0.5 * thickness + k * lp for k in (0.06, 0.1, 0.14, 0.2)])
     pts = np.concatenate([pc + t * d + sg * o * nrm for t in tt for o in off for sg in (1, -1)]
                          ).reshape(-1, 2)
     ij = np.clip(np.round(pts).astype(int), 0, size - 1)
-    near = plab[ij[:, 1], ij[:, 0]]
-    return np.median(near[near[:, 0] >= np.median(near[:, 0])], axis=0), ij
+    faces = []
+    for side in plab[ij[:, 1], ij[:, 0]].reshape(-1, 2, 3).transpose(1, 0, 2):
+        faces.append(np.median(side[side[:, 0] >= np.median(side[:, 0])], axis=0))
+    return np.array(faces), ij
 
 
-def _face_region(probe: np.ndarray, plab: np.ndarray, face: np.ndarray, seeds: np.ndarray,
+def _face_region(probe: np.ndarray, plab: np.ndarray, faces: np.ndarray, seeds: np.ndarray,
                  params: Params) -> np.ndarray | None:
     """The face around the bar as a boolean mask of the probe, ``None`` when the seeds
     beside the bar are not face or the face runs off the probe.
@@ -47,13 +50,17 @@ def _face_region(probe: np.ndarray, plab: np.ndarray, face: np.ndarray, seeds: n
     even where the table or a shadow has nearly the face's colour; pips, enclosed by the
     face, fall to it."""
     size = plab.shape[0]
-    dist = _norm3(plab - face)
-    near = dist[seeds[:, 1], seeds[:, 0]] < params.angled_face_distance
-    if near.reshape(-1, 2).sum(axis=0).min() < 0.25 * len(seeds) / 2:
+    dists = [_norm3(plab - face) for face in faces]
+    pairs = seeds.reshape(-1, 2, 2)
+    near = np.stack([dists[k][pairs[:, k, 1], pairs[:, k, 0]] for k in (0, 1)], 1)
+    near = near < params.angled_face_distance
+    if near.sum(axis=0).min() < 0.25 * len(pairs):
         return None  # not face on both sides of the bar
+    near = near.reshape(-1)
     markers = np.zeros((size, size), np.int32)
-    lightness = plab[..., 0] - face[0]
-    brighter = (lightness > params.angled_max_darker) & (dist > params.angled_face_distance)
+    lightness = plab[..., 0] - faces[:, 0].max()
+    brighter = (lightness > params.angled_max_darker) & (
+        cv2.min(dists[0], dists[1]) > params.angled_face_distance)
     markers[brighter] = 1
     markers[:2, :] = markers[-2:, :] = markers[:, :2] = markers[:, -2:] = 1
     for x, y in seeds[near]:
@@ -246,6 +253,16 @@ def _corners(lines: list) -> np.ndarray | None:
     return np.array(pts)
 
 
+def _plausible(corners: np.ndarray, centre: np.ndarray, region_area: float) -> bool:
+    """A convex quadrilateral around ``centre`` with 0.5-1.3 x ``region_area``."""
+    quad = corners.astype(np.float32).reshape(-1, 1, 2)
+    if not cv2.isContourConvex(quad):
+        return False
+    if cv2.pointPolygonTest(quad, (float(centre[0]), float(centre[1])), False) < 0:
+        return False
+    return 0.5 * region_area <= abs(cv2.contourArea(quad)) <= 1.3 * region_area
+
+
 def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:
     """Read the tile of one bar from the face's own outline (strongly angled views).
 
@@ -265,7 +282,8 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     d = bar.direction
     pc = (bar.centre - np.array([x0, y0])) * s
     lp = length * s
-    face, seeds = _face_colour(plab, pc, d, lp, bar.thickness * s, size)
+    faces, seeds = _face_colour(plab, pc, d, lp, bar.thickness * s, size)
+    face = faces.mean(axis=0)
     on_bar = np.clip(np.round(pc + np.linspace(-0.3, 0.3, 9)[:, None] * lp * d).astype(int),
                      0, size - 1)
     bar_lab = plab[on_bar[:, 1], on_bar[:, 0]]
@@ -274,7 +292,7 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
             params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
         return None
     dark_ink = float(np.median(bar_lab[:, 0])) < face[0]
-    comp = _face_region(probe, plab, face, seeds, params)
+    comp = _face_region(probe, plab, faces, seeds, params)
     if comp is None:
         return None
     ys, xs = np.nonzero(comp)
@@ -313,9 +331,9 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
     lines, strengths = _snapped(lines, gx, gy, params.angled_snap * width)
     fitted = _corners(lines)
-    # a fitted side far from the parallelogram's is a wrong fit, not a face
-    box = pc + np.array([[lo_s, lo_t], [lo_s, hi_t], [hi_s, hi_t], [hi_s, lo_t]]) @ basis.T
-    if fitted is None or np.linalg.norm(fitted - box, axis=1).max() > 0.4 * width:
+    # the fitted sides must make a convex face around the bar of about the region's size
+    # (smaller where the region leaked into a shadow or a rim)
+    if fitted is None or not _plausible(fitted, pc, float(np.count_nonzero(comp))):
         return None
     lines, moved = _balanced(lines, strengths, pc, d, params.angled_end_tolerance)
     if moved is not None:  # settle the moved end on its own edge, if it has one nearby
@@ -328,6 +346,9 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     t_pip = max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast)
     band = round(max(params.bar_band * c, 0.5 * bar.thickness * s * c / width + 0.03 * c))
     square = np.float32([[0, 0], [c, 0], [c, c], [0, c]])
+    # each half is read against the face colour of its own side of the bar
+    hi_on_plus = float((np.linalg.inv(basis) @ np.array([-d[1], d[0]]))[0]) > 0
+    face_hi, face_lo = (faces[0], faces[1]) if hi_on_plus else (faces[1], faces[0])
 
     def to_work(p: np.ndarray) -> np.ndarray:
         return np.array([x0, y0]) + p / s
@@ -339,10 +360,11 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
         if bar_lo is None or bar_hi is None:
             return None
         halves = []
-        for far_lo, far_hi in ((corners[0], corners[1]), (corners[3], corners[2])):
+        for far_lo, far_hi, colour in ((corners[0], corners[1], face_lo),
+                                       (corners[3], corners[2], face_hi)):
             quad = np.float32([to_work(p) for p in (bar_lo, bar_hi, far_hi, far_lo)])
             hm = cv2.getPerspectiveTransform(square, quad)
-            halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
+            halves.append(_ink_distance(image, hm, (c, c), colour, t_pip, dark_ink))
         return _count_halves(halves, band, params, t_pip)
 
     rim_lines = _grown(lines, centre, params.angled_rim * width)
@@ -357,7 +379,10 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     wider_lines = _grown(lines, centre, more * width)
     wider = _corners(wider_lines)
     again = count(wider, wider_lines) if wider is not None else None
-    if again is None or again[0] != counts:
+    # (fewer pips and more strokes there: the wider outline reached the tile's edge or
+    # shadow and a pip next to it merged with that, which says nothing against this read)
+    if again is None or (again[0] != counts and not (
+            again[2] > strokes and all(k <= n for k, n in zip(again[0], counts)))):
         confidence *= 0.4
     if strokes:
         confidence *= params.stroke_penalty ** min(strokes, 3)
