@@ -26,7 +26,7 @@ def _face_colour(plab: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, thi
     """Face colour on either side of the bar (rows: the +normal side, the other; a glossy
     face is often lit unevenly), and the sample points (probe px, in pairs: one on each
     side). Foreshortened, dense layouts (10-12 pips) come close to the bar, so the strips
-    lie at several distances and the face is the lighter half of each side's samples."""
+    lie at several distances and the face is the lightest of each side's samples."""
     nrm = np.array([-d[1], d[0]])
     tt = np.linspace(-0.35, 0.35, 9) * lp
     off = np.array([0.5 * thickness + k * lp for k in (0.06, 0.1, 0.14, 0.2)])
@@ -35,7 +35,9 @@ def _face_colour(plab: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, thi
     ij = np.clip(np.round(pts).astype(int), 0, size - 1)
     faces = []
     for side in plab[ij[:, 1], ij[:, 0]].reshape(-1, 2, 3).transpose(1, 0, 2):
-        faces.append(np.median(side[side[:, 0] >= np.median(side[:, 0])], axis=0))
+        # (near a dense layout most samples are pips: the face is the upper quarter)
+        top = np.percentile(side[:, 0], 75)
+        faces.append(np.median(side[side[:, 0] >= top - 20], axis=0))
     return np.array(faces), ij
 
 
