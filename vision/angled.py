@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from .bars import Bar
+from .cvcompat import small_to_lab
 from .params import Params
 from .tiles import TileHypothesis, _count_halves, _ink_distance, _norm3
 
@@ -255,6 +256,43 @@ def _corners(lines: list) -> np.ndarray | None:
     return np.array(pts)
 
 
+def _shaded_ink_distance(image: np.ndarray, matrix: np.ndarray, c: int, face: np.ndarray,
+                         dark_ink: bool, kernel: float) -> np.ndarray:
+    """Each pixel's Lab distance to the face of a ``c`` x ``c`` rectified half, the face's
+    lightness taken locally. A face seen at a low angle is lit unevenly (darker towards
+    one end or edge), in places more than ink differs from it; a grey closing (opening
+    for light ink) with a disc wider than a pip is the face's own lightness there."""
+    patch = cv2.warpPerspective(image, matrix, (c, c), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                borderMode=cv2.BORDER_REPLICATE)
+    lab = small_to_lab(patch)
+    k = max(3, round(kernel * c) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    lightness = lab[..., 0]
+    local = cv2.morphologyEx(lightness, cv2.MORPH_CLOSE if dark_ink else cv2.MORPH_OPEN, disc)
+    diff = np.empty(lab.shape, np.float32)
+    diff[..., 0] = cv2.subtract(local, lightness, dtype=cv2.CV_32F)
+    diff[..., 1] = lab[..., 1] - np.float32(face[1])
+    diff[..., 2] = lab[..., 2] - np.float32(face[2])
+    return _norm3(diff)
+
+
+def _inside_face(dist: np.ndarray, band: int, t_pip: float, least: float = 0.4) -> np.ndarray:
+    """``dist`` of one rectified half (bar side at row 0) with what lies beyond the face
+    zeroed: the outer columns and far rows that are mostly not face colour (a shadow or
+    a bevel the outline took in), so that pips next to them do not join them."""
+    face = dist[band:] < t_pip
+    cols = face.mean(axis=0) >= least
+    rows = face.mean(axis=1) >= least
+    if cols.sum() < 0.5 * len(cols) or rows.sum() < 0.5 * len(rows):
+        return dist  # no clear face: leave it to the counting to doubt
+    keep = dist.copy()
+    first, last = int(np.argmax(cols)), len(cols) - int(np.argmax(cols[::-1]))
+    keep[:, :first] = 0
+    keep[:, last:] = 0
+    keep[band + len(rows) - int(np.argmax(rows[::-1])):, :] = 0
+    return keep
+
+
 def _plausible(corners: np.ndarray, centre: np.ndarray, region_area: float) -> bool:
     """A convex quadrilateral around ``centre`` with 0.5-1.3 x ``region_area``."""
     quad = corners.astype(np.float32).reshape(-1, 1, 2)
@@ -355,7 +393,7 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     def to_work(p: np.ndarray) -> np.ndarray:
         return np.array([x0, y0]) + p / s
 
-    def count(corners: np.ndarray, grown_lines: list) -> tuple:
+    def count(corners: np.ndarray, grown_lines: list, shaded: bool) -> tuple:
         """Both halves: the quadrilaterals between the bar line and either end."""
         bar_lo = _meet(pc, d, *grown_lines[3])
         bar_hi = _meet(pc, d, *grown_lines[1])
@@ -366,37 +404,56 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
                                        (corners[3], corners[2], face_hi)):
             quad = np.float32([to_work(p) for p in (bar_lo, bar_hi, far_hi, far_lo)])
             hm = cv2.getPerspectiveTransform(square, quad)
-            halves.append(_ink_distance(image, hm, (c, c), colour, t_pip, dark_ink))
+            if shaded:
+                half = _inside_face(_shaded_ink_distance(
+                    image, hm, c, colour, dark_ink, params.angled_shading_kernel), band, t_pip)
+            else:
+                half = _ink_distance(image, hm, (c, c), colour, t_pip, dark_ink)
+            halves.append(half)
         return _count_halves(halves, band, params, t_pip)
 
     rim_lines = _grown(lines, centre, params.angled_rim * width)
-    read = count(plain, rim_lines)
-    if read is None:
-        return None
-    counts, irregular, strokes, merges, asymmetry = read
-    confidence = 0.9 * params.angled_confidence
-    # the measured outline is the main doubt of an angled read: a slightly larger one
-    # must give the same counts
     more = params.angled_rim + params.angled_recheck_grow
     wider_lines = _grown(lines, centre, more * width)
     wider = _corners(wider_lines)
-    again = count(wider, wider_lines) if wider is not None else None
-    # (fewer pips and more strokes there: the wider outline reached the tile's edge or
-    # shadow and a pip next to it merged with that, which says nothing against this read)
-    if again is None or (again[0] != counts and not (
-            again[2] > strokes and all(k <= n for k, n in zip(again[0], counts)))):
-        confidence *= 0.4
-    if strokes:
-        confidence *= params.stroke_penalty ** min(strokes, 3)
-    if counts == [0, 0]:
-        confidence *= 0.5
-    if asymmetry > params.layout_max_asymmetry:
-        confidence *= 0.5
-    confidence *= params.angled_merge_penalty ** merges
-    if max(counts) > (params.set_size or 18):
-        confidence *= 0.2
-    if irregular:
-        confidence *= 0.6
+
+    def judged(shaded: bool) -> tuple | None:
+        """Counts, confidence and the counting's notes of one way of reading the face."""
+        read = count(plain, rim_lines, shaded)
+        if read is None:
+            return None
+        counts, irregular, strokes, merges, asymmetry = read
+        confidence = 0.9 * params.angled_confidence
+        # the measured outline is the main doubt of an angled read: a slightly larger one
+        # must give the same counts (fewer pips and more strokes there: the wider outline
+        # reached the tile's edge or shadow and a pip next to it merged with that, which
+        # says nothing against this read)
+        again = count(wider, wider_lines, shaded) if wider is not None else None
+        if again is None or (again[0] != counts and not (
+                again[2] > strokes and all(k <= n for k, n in zip(again[0], counts)))):
+            confidence *= 0.4
+        if strokes:
+            confidence *= params.stroke_penalty ** min(strokes, 3)
+        if counts == [0, 0]:
+            confidence *= 0.5
+        if asymmetry > params.layout_max_asymmetry:
+            confidence *= 0.5
+        confidence *= params.angled_merge_penalty ** merges
+        if max(counts) > (params.set_size or 18):
+            confidence *= 0.2
+        if irregular:
+            confidence *= 0.6
+        return counts, confidence, strokes, merges, asymmetry
+
+    # read twice: against the face colour, and against the face's local lightness inside
+    # the face's own extent (unevenly lit faces); agreeing reads stand, disagreeing ones
+    # leave the more confident one in doubt
+    reads = [r for r in (judged(False), judged(True)) if r is not None]
+    if not reads:
+        return None
+    counts, confidence, strokes, merges, asymmetry = max(reads, key=lambda r: r[1])
+    if len(reads) == 2 and reads[0][0] != reads[1][0]:
+        confidence *= params.angled_disagreement
     confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
     corners = np.array([to_work(p) for p in plain])
     debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": 4,

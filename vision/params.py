@@ -72,7 +72,7 @@ class Params:
     ridge_kernel_frac: float = 0.03
     ridge_offset: float = 30.0
     #: ridge bars must be at least this elongated (a shadow band under a tile is fatter).
-    ridge_min_elongation: float = 5.0
+    ridge_min_elongation: float = 4.5
 
     # --- angled faces (``tiles.read_tile_angled``, used for the ridge bars) ---
     #: the face region is searched in a square of +- this many bar lengths around the bar.
@@ -93,7 +93,7 @@ class Params:
     angled_bar_ratio: tuple[float, float] = (0.45, 1.05)
     #: face extent along its long axis / extent along the bar (2 square-on; more when
     #: foreshortened across the short axis, less across the long one).
-    angled_aspect: tuple[float, float] = (1.5, 4.0)
+    angled_aspect: tuple[float, float] = (1.5, 5.0)
     #: the measured face is widened by this fraction of its width on every side (the
     #: rounded rim, lit or shaded unlike the face, is not in the face-colour region).
     angled_rim: float = 0.04
@@ -113,6 +113,11 @@ class Params:
     #: confidence factor per merged blob in an angled read (0.8 square-on): resampled
     #: foreshortened pips merge more, and splitting them by area is less reliable.
     angled_merge_penalty: float = 0.5
+    #: an angled face is also read against its local lightness: a grey closing with a
+    #: disc this fraction of W wide (wider than any pip), inside the face's own extent.
+    angled_shading_kernel: float = 0.35
+    #: confidence factor when the two readings of an angled face disagree.
+    angled_disagreement: float = 0.7
     #: confidence of an angled read before the usual pip penalties (a measured outline
     #: in a skewed frame is less certain than a square-on one).
     angled_confidence: float = 0.95
