@@ -425,12 +425,12 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
         counts, irregular, strokes, merges, asymmetry = read
         confidence = 0.9 * params.angled_confidence
         # the measured outline is the main doubt of an angled read: a slightly larger one
-        # must give the same counts (fewer pips and more strokes there: the wider outline
-        # reached the tile's edge or shadow and a pip next to it merged with that, which
-        # says nothing against this read)
+        # must give the same counts, unless it is the messier read (more strokes or
+        # merged blobs: it reached the tile's edge, a shadow or a touching neighbour,
+        # which says nothing against this read)
         again = count(wider, wider_lines, shaded) if wider is not None else None
         if again is None or (again[0] != counts and not (
-                again[2] > strokes and all(k <= n for k, n in zip(again[0], counts)))):
+                again[2] > strokes or again[3] > merges)):
             confidence *= 0.4
         if strokes:
             confidence *= params.stroke_penalty ** min(strokes, 3)
