@@ -19,7 +19,7 @@ import numpy as np
 from .bars import Bar
 from .cvcompat import small_to_lab
 from .params import Params
-from .tiles import TileHypothesis, _count_halves, _ink_distance, _norm3
+from .tiles import TileHypothesis, _count_halves, _ink_distance, _lab_distance, _norm3
 
 
 def _face_colour(plab: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, thickness: float,
@@ -35,7 +35,7 @@ def _face_colour(plab: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, thi
                          ).reshape(-1, 2)
     ij = np.clip(np.round(pts).astype(int), 0, size - 1)
     faces = []
-    for side in plab[ij[:, 1], ij[:, 0]].reshape(-1, 2, 3).transpose(1, 0, 2):
+    for side in plab[ij[:, 1], ij[:, 0]].astype(np.float32).reshape(-1, 2, 3).transpose(1, 0, 2):
         # (near a dense layout most samples are pips: the face is the upper quarter)
         top = np.percentile(side[:, 0], 75)
         faces.append(np.median(side[side[:, 0] >= top - 20], axis=0))
@@ -53,7 +53,7 @@ def _face_region(probe: np.ndarray, plab: np.ndarray, faces: np.ndarray, seeds: 
     even where the table or a shadow has nearly the face's colour; pips, enclosed by the
     face, fall to it."""
     size = plab.shape[0]
-    dists = [_norm3(plab - face) for face in faces]
+    dists = [_lab_distance(plab, face)[0] for face in faces]
     pairs = seeds.reshape(-1, 2, 2)
     near = np.stack([dists[k][pairs[:, k, 1], pairs[:, k, 0]] for k in (0, 1)], 1)
     near = near < params.angled_face_distance
@@ -61,8 +61,7 @@ def _face_region(probe: np.ndarray, plab: np.ndarray, faces: np.ndarray, seeds: 
         return None  # not face on both sides of the bar
     near = near.reshape(-1)
     markers = np.zeros((size, size), np.int32)
-    lightness = plab[..., 0] - faces[:, 0].max()
-    brighter = (lightness > params.angled_max_darker) & (
+    brighter = (plab[..., 0] > faces[:, 0].max() + params.angled_max_darker) & (
         cv2.min(dists[0], dists[1]) > params.angled_face_distance)
     markers[brighter] = 1
     markers[:2, :] = markers[-2:, :] = markers[:, :2] = markers[:, -2:] = 1
@@ -318,7 +317,7 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     m = np.array([[1 / s, 0.0, x0], [0.0, 1 / s, y0]])
     probe = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
                            borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
-    plab = cv2.cvtColor(probe, cv2.COLOR_BGR2LAB).astype(np.float32)
+    plab = cv2.cvtColor(probe, cv2.COLOR_BGR2LAB)  # uint8
     d = bar.direction
     pc = (bar.centre - np.array([x0, y0])) * s
     lp = length * s
@@ -326,7 +325,7 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     face = faces.mean(axis=0)
     on_bar = np.clip(np.round(pc + np.linspace(-0.3, 0.3, 9)[:, None] * lp * d).astype(int),
                      0, size - 1)
-    bar_lab = plab[on_bar[:, 1], on_bar[:, 0]]
+    bar_lab = plab[on_bar[:, 1], on_bar[:, 0]].astype(np.float32)
     bar_contrast = float(np.median(np.linalg.norm(bar_lab - face, axis=1)))
     if bar_contrast < min(params.bar_min_contrast, max(
             params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):

@@ -164,6 +164,10 @@ class Params:
     #: angle: that reading is unsure and the face is measured again in its own skewed
     #: frame (``tiles.read_tile_angled``).
     shear_max: float = 0.2
+    #: a square-on reading whose outline had at most this many of its four edges found
+    #: is checked by the angled reader too (foreshortened faces run past the searched
+    #: extents); -1: never.
+    angled_check_measured: int = 2
 
     # --- pips (stage 4) ---
     #: pip threshold = max(pip_min_contrast, pip_rel_contrast * bar contrast).

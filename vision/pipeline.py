@@ -89,12 +89,36 @@ def _new_bars(more: list, bars: list) -> list:
     return out
 
 
-def _angled_instead(work: np.ndarray, hyp: TileHypothesis, params: Params) -> TileHypothesis:
-    """A face that leans in its bar's frame is read again in its own skewed frame."""
-    if abs(hyp.debug.get("shear", 0.0)) <= params.shear_max:
+def _angled_instead(work: np.ndarray, hyp: TileHypothesis, params: Params,
+                    angled_scene: bool) -> TileHypothesis:
+    """A face that leans in its bar's frame is read again in its own skewed frame. In a
+    scene seen at an angle (some face leans) so is one whose outline was partly guessed
+    (an edge not found: foreshortened faces run past the searched extents); when the two
+    readings disagree, the more confident one stands, in doubt."""
+    leans = abs(hyp.debug.get("shear", 0.0)) > params.shear_max
+    guessed = angled_scene and hyp.debug.get("measured", 4) <= params.angled_check_measured
+    if not (leans or guessed):
         return hyp
     again = read_tile_angled(work, hyp.bar, params)
-    return again if again is not None and again.confidence > hyp.confidence else hyp
+    if again is None:
+        return hyp
+    if leans:
+        return again if again.confidence > hyp.confidence else hyp
+    if again.pips == hyp.pips or tuple(reversed(again.pips)) == hyp.pips:
+        return hyp
+    if again.confidence > hyp.confidence:
+        again.confidence *= params.angled_disagreement
+        return again
+    hyp.confidence *= params.angled_disagreement
+    return hyp
+
+
+def _leaning(hyps: list[TileHypothesis], params: Params) -> bool:
+    """Whether some face that is not plainly junk leans in its bar's frame (the frame
+    was taken at an angle)."""
+    # (a leaning face's confidence already carries the 0.3 of read_tile's shear doubt)
+    return any(abs(h.debug.get("shear", 0.0)) > params.shear_max
+               for h in hyps if h.confidence >= 0.3 * params.drop_confidence)
 
 
 def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list]:
@@ -108,7 +132,8 @@ def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list
         interpolation=cv2.INTER_LINEAR if det_scale >= 0.5 else cv2.INTER_AREA)
     bars = [b.scaled(1.0 / det_scale) for b in find_bars(det, params)]
     hyps = [h for h in (read_tile(work, None, bar, params) for bar in bars) if h is not None]
-    hyps = [_angled_instead(work, h, params) for h in hyps]
+    angled_scene = _leaning(hyps, params)
+    hyps = [_angled_instead(work, h, params, angled_scene) for h in hyps]
     if sum(h.confidence >= params.min_confidence for h in hyps) < params.ridge_gate_tiles:
         # few tiles: perhaps an angled view whose bars run into the tiles' side faces
         more = _new_bars([b.scaled(1.0 / det_scale) for b in find_ridge_bars(det, params)], bars)
