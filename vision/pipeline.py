@@ -101,23 +101,29 @@ def _angled_instead(work: np.ndarray, hyp: TileHypothesis, params: Params,
         return hyp
     again = read_tile_angled(work, hyp.bar, params)
     if again is None:
+        if guessed and not leans:
+            # seen at an angle, a square-on outline that is partly guessed is no proof
+            hyp.confidence *= params.angled_disagreement ** 2
         return hyp
     if leans:
         return again if again.confidence > hyp.confidence else hyp
     if again.pips == hyp.pips or tuple(reversed(again.pips)) == hyp.pips:
         return hyp
-    if again.confidence > hyp.confidence:
+    # a measured outline beats a guessed one
+    if again.confidence >= params.min_confidence:
         again.confidence *= params.angled_disagreement
         return again
-    hyp.confidence *= params.angled_disagreement
+    hyp.confidence *= params.angled_disagreement ** 2
     return hyp
 
 
 def _leaning(hyps: list[TileHypothesis], params: Params) -> bool:
-    """Whether some face that is not plainly junk leans in its bar's frame (the frame
-    was taken at an angle)."""
+    """Whether the frame was taken at an angle: some face that is not plainly junk leans
+    in its bar's frame, or some fully measured face has the wrong proportions."""
     # (a leaning face's confidence already carries the 0.3 of read_tile's shear doubt)
+    lo, hi = params.face_aspect_range
     return any(abs(h.debug.get("shear", 0.0)) > params.shear_max
+               or (h.debug.get("measured") == 4 and not lo <= h.debug.get("aspect", 2.0) <= hi)
                for h in hyps if h.confidence >= 0.3 * params.drop_confidence)
 
 

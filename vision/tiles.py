@@ -379,7 +379,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": measured,
                  "strokes": strokes, "merges": merges, "ratio": bar.length * s / max(1, width),
                  "width_measured": width_measured,
-                 "asymmetry": asymmetry, "shear": shear,
+                 "asymmetry": asymmetry, "shear": shear, "aspect": aspect,
                  "table_dist": table_dist, "face_threshold": face_thr}
         return TileHypothesis((counts[0], counts[1]), corners, float(np.clip(confidence, 0, 1)),
                               width / s, bar.polarity, debug, bar)
