@@ -403,7 +403,10 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         tight = _outline(dist < tight_thr, mu, mv, q, cp, ratio, fixed_width, params)
         if tight is not None:
             hyps = [finish(tight, tight_thr)]
-            if outline is not None:
+            # (a sure reading with all four edges measured cannot lose the tie: the usual
+            # threshold is not read then)
+            if outline is not None and not (hyps[0].confidence >= 1.0
+                                            and hyps[0].debug["measured"] == 4):
                 hyps.append(finish(outline, face_thr))
             return max(hyps, key=lambda h: h.confidence)
     if outline is None:
