@@ -455,6 +455,11 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
         confidence *= params.angled_disagreement
     confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
     corners = np.array([to_work(p) for p in plain])
+    h, w = image.shape[:2]
+    slack = 0.05 * width / s
+    if (corners.min() < -slack or corners[:, 0].max() > w - 1 + slack
+            or corners[:, 1].max() > h - 1 + slack):
+        confidence *= 0.3  # cut by the frame's border: part of the face is not seen
     debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": 4,
              "strokes": strokes, "merges": merges, "ratio": bar_ratio,
              "width_measured": True, "asymmetry": asymmetry, "angled": True}

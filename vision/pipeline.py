@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from .angled import read_tile_angled
-from .bars import dedupe_bars, find_bars, find_ridge_bars
+from .bars import find_bars, find_ridge_bars
 from .cvcompat import convex_overlap
 from .imageio import validate_image
 from .observation import Observation, TileReading
@@ -143,8 +143,10 @@ def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list
     if sum(h.confidence >= params.min_confidence for h in hyps) < params.ridge_gate_tiles:
         # few tiles: perhaps an angled view whose bars run into the tiles' side faces
         ridges = [b.scaled(1.0 / det_scale) for b in find_ridge_bars(det, params)]
-        if det_scale < 1.0:  # thin bars of foreshortened faces show better at full size
-            ridges = dedupe_bars(ridges + find_ridge_bars(work, params))
+        if det_scale < 1.0:
+            # thin bars of foreshortened faces show better at full size; the same bar
+            # found at both sizes is read twice, and the reads compete in the suppression
+            ridges = ridges + find_ridge_bars(work, params)
         more = _new_bars(ridges, bars)
         bars = bars + more
         hyps += [h for h in (read_tile_angled(work, bar, params) for bar in more) if h is not None]
