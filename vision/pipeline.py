@@ -170,6 +170,8 @@ def detect(image: np.ndarray, params: Params) -> tuple[list[TileHypothesis], dic
                            if t.confidence >= 0.8 and t.debug["measured"] >= 3])
         if len(widths) < 2:
             widths = np.array([t.width_px for t in kept if t.confidence >= params.min_confidence])
+        if len(widths) < 2:  # unsure tiles still show the frame's tile scale
+            widths = np.array([t.width_px for t in kept])
         if len(widths) >= 2:
             med = float(np.median(widths))
             for t in kept:
