@@ -1,17 +1,20 @@
 """Stage 3b: a tile seen at a low angle, read from its face's own outline.
 
 Seen from a low angle (a tablet held over the table, a camera at the table's edge, tiles
-standing in a rack) a face is foreshortened, sheared and, close to the camera, a
+standing on their long edge) a face is foreshortened, sheared and, close to the camera, a
 trapezoid: the bar no longer predicts the outline and no affine frame fits it. The face is
-measured instead: the connected region of the face colour (taken just beside the bar)
-around the bar, filled and made convex; each of its four sides is a straight line fitted
-to that outline (the rounded corners left out). The two halves are the quadrilaterals
-between the bar line and either end, each mapped to a square by a homography, so
-foreshortened (elliptic, unevenly spaced) pips are round and evenly spaced again and are
-counted as in :func:`vision.tiles.read_tile`.
+measured instead (docs/vision.md, stage 3b): its region around the bar by a watershed
+from face-coloured seeds, its four sides as robust lines through the region's extent in
+slices, each moved onto the crisp edge near it, the weaker end set by the stronger one
+about the bar. The two halves, the quadrilaterals between the bar line and either end,
+are each mapped to a square by a homography, so foreshortened (elliptic, unevenly spaced)
+pips are round and evenly spaced again, and are counted as in :func:`vision.tiles.read_tile`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -84,12 +87,6 @@ def _face_region(probe: np.ndarray, plab: np.ndarray, faces: np.ndarray, seeds: 
     if xs.min() <= 2 or ys.min() <= 2 or xs.max() >= size - 3 or ys.max() >= size - 3:
         return None  # the face runs on: a table of its colour, or touching tiles
     return out
-
-
-def _line_through(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(point, unit direction) of the line fitted to ``points`` (robust to a few strays)."""
-    vx, vy, x, y = cv2.fitLine(points.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-    return np.array([x, y], np.float64), np.array([vx, vy], np.float64)
 
 
 def _meet(p: np.ndarray, u: np.ndarray, q: np.ndarray, v: np.ndarray) -> np.ndarray | None:
@@ -167,13 +164,12 @@ def _snapped(lines: list, gx: np.ndarray, gy: np.ndarray, reach: float,
         nrm = np.array([-u[1], u[0]])
         spread = offsets if k in sides else np.zeros(1)
         t = np.linspace(0.15, 0.85, 24)
+        mid, span = 0.5 * (a + b), float(np.linalg.norm(b - a))
         best, best_line = -1.0, (p, u)
         for tilt in np.radians((-6, -3, 0, 3, 6) if k in sides else (0,)):
             c, s = np.cos(tilt), np.sin(tilt)
             v = np.array([c * u[0] - s * u[1], s * u[0] + c * u[1]])
             n = np.array([-v[1], v[0]])
-            mid = 0.5 * (a + b)
-            span = float(np.linalg.norm(b - a))
             base = mid + (t - 0.5)[:, None] * span * v  # along the tilted side
             pts = base[None, :, :] + spread[:, None, None] * nrm[None, None, :]
             x = np.clip(np.round(pts[..., 0]).astype(np.intp), 0, w - 1)
@@ -302,38 +298,27 @@ def _plausible(corners: np.ndarray, centre: np.ndarray, region_area: float) -> b
     return 0.5 * region_area <= abs(cv2.contourArea(quad)) <= 1.3 * region_area
 
 
-def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:
-    """Read the tile of one bar from the face's own outline (strongly angled views).
+@dataclass(frozen=True)
+class _Frame:
+    """A face measured in the probe: its skewed frame (columns of ``basis``: the long axis
+    and the bar) around the bar centre ``pc``, extents ``box`` = (lo_s, hi_s, lo_t, hi_t)
+    in it, and what the checks measured."""
 
-    ``None`` when the face region is not an isolated, filled quadrilateral of plausible
-    proportions around the bar."""
-    length = bar.length
-    cp = params.probe_width_px
-    s = params.bar_to_width * cp / length  # probe pixels per working pixel
-    half = params.angled_window * length
-    cx, cy = bar.centre
-    size = int(2 * half * s) | 1
-    x0, y0 = cx - half, cy - half
-    m = np.array([[1 / s, 0.0, x0], [0.0, 1 / s, y0]])
-    probe = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
-    plab = cv2.cvtColor(probe, cv2.COLOR_BGR2LAB)  # uint8
-    d = bar.direction
-    pc = (bar.centre - np.array([x0, y0])) * s
-    lp = length * s
-    faces, seeds = _face_colour(plab, pc, d, lp, bar.thickness * s, size)
-    face = faces.mean(axis=0)
-    on_bar = np.clip(np.round(pc + np.linspace(-0.3, 0.3, 9)[:, None] * lp * d).astype(int),
-                     0, size - 1)
-    bar_lab = plab[on_bar[:, 1], on_bar[:, 0]].astype(np.float32)
-    bar_contrast = float(np.median(np.linalg.norm(bar_lab - face, axis=1)))
-    if bar_contrast < min(params.bar_min_contrast, max(
-            params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
-        return None
-    dark_ink = float(np.median(bar_lab[:, 0])) < face[0]
-    comp = _face_region(probe, plab, faces, seeds, params)
-    if comp is None:
-        return None
+    basis: np.ndarray
+    box: tuple
+    face_fraction: float
+    bar_ratio: float
+
+    @property
+    def width(self) -> float:
+        return self.box[3] - self.box[2]
+
+
+def _frame(comp: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, params: Params
+           ) -> _Frame | None:
+    """The skewed frame of the face region ``comp``, ``None`` when the region is not a
+    filled quadrilateral of plausible proportions across the bar."""
+    size = comp.shape[0]
     ys, xs = np.nonzero(comp)
     # pips on the face's far end bite into its outline: measure the convex hull
     hull = cv2.convexHull(np.stack([xs, ys], 1).astype(np.int32))
@@ -363,12 +348,19 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
             and hull_fill >= params.angled_min_hull_fill
             and face_fraction >= params.face_min_fraction and halves_ok):
         return None
-    lines = _side_lines(comp, pc, basis, (lo_s, hi_s, lo_t, hi_t))
+    return _Frame(basis, (lo_s, hi_s, lo_t, hi_t), face_fraction, bar_ratio)
+
+
+def _outline(probe: np.ndarray, comp: np.ndarray, frame: _Frame, pc: np.ndarray,
+             d: np.ndarray, params: Params) -> list | None:
+    """The face's four side lines in the probe (stage 3b, steps 3-4), ``None`` when they
+    do not make a plausible face."""
+    lines = _side_lines(comp, pc, frame.basis, frame.box)
     if lines is None:
         return None
     grey = cv2.cvtColor(probe, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
-    lines, strengths = _snapped(lines, gx, gy, params.angled_snap * width)
+    lines, strengths = _snapped(lines, gx, gy, params.angled_snap * frame.width)
     fitted = _corners(lines)
     # the fitted sides must make a convex face around the bar of about the region's size
     # (smaller where the region leaked into a shadow or a rim)
@@ -376,49 +368,52 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
         return None
     lines, moved = _balanced(lines, strengths, pc, d, params.angled_end_tolerance)
     if moved is not None:  # settle the moved end on its own edge, if it has one nearby
-        lines, _ = _snapped(lines, gx, gy, 0.5 * params.angled_snap * width, (moved,))
-    centre = pc + basis @ [0.5 * (lo_s + hi_s), 0.5 * (lo_t + hi_t)]
-    plain = _corners(_grown(lines, centre, params.angled_rim * width))
-    if plain is None:
-        return None
-    c = params.canon_width_px
-    t_pip = max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast)
-    band = round(max(params.bar_band * c, 0.5 * bar.thickness * s * c / width + 0.03 * c))
-    square = np.float32([[0, 0], [c, 0], [c, c], [0, c]])
-    # each half is read against the face colour of its own side of the bar
-    hi_on_plus = float((np.linalg.inv(basis) @ np.array([-d[1], d[0]]))[0]) > 0
-    face_hi, face_lo = (faces[0], faces[1]) if hi_on_plus else (faces[1], faces[0])
+        lines, _ = _snapped(lines, gx, gy, 0.5 * params.angled_snap * frame.width, (moved,))
+    return lines
 
-    def to_work(p: np.ndarray) -> np.ndarray:
-        return np.array([x0, y0]) + p / s
 
-    def count(corners: np.ndarray, grown_lines: list, shaded: bool) -> tuple:
-        """Both halves: the quadrilaterals between the bar line and either end."""
-        bar_lo = _meet(pc, d, *grown_lines[3])
-        bar_hi = _meet(pc, d, *grown_lines[1])
-        if bar_lo is None or bar_hi is None:
+@dataclass(frozen=True)
+class _Halves:
+    """How to sample and count the two halves of one measured face."""
+
+    image: np.ndarray
+    to_work: Callable[[np.ndarray], np.ndarray]  # probe px -> working px
+    pc: np.ndarray
+    d: np.ndarray
+    faces: tuple  # face colour of the lo half, of the hi half
+    dark_ink: bool
+    t_pip: float
+    band: int
+    params: Params
+
+    def count(self, lines: list, shaded: bool) -> tuple | None:
+        """Both halves inside ``lines``: the quadrilaterals between the bar line and
+        either end, each mapped to a square; ``shaded``: against the local lightness."""
+        corners = _corners(lines)
+        bar_lo = _meet(self.pc, self.d, *lines[3])
+        bar_hi = _meet(self.pc, self.d, *lines[1])
+        if corners is None or bar_lo is None or bar_hi is None:
             return None
+        c = self.params.canon_width_px
+        square = np.float32([[0, 0], [c, 0], [c, c], [0, c]])
         halves = []
-        for far_lo, far_hi, colour in ((corners[0], corners[1], face_lo),
-                                       (corners[3], corners[2], face_hi)):
-            quad = np.float32([to_work(p) for p in (bar_lo, bar_hi, far_hi, far_lo)])
+        for far_lo, far_hi, colour in ((corners[0], corners[1], self.faces[0]),
+                                       (corners[3], corners[2], self.faces[1])):
+            quad = np.float32([self.to_work(p) for p in (bar_lo, bar_hi, far_hi, far_lo)])
             hm = cv2.getPerspectiveTransform(square, quad)
             if shaded:
                 half = _inside_face(_shaded_ink_distance(
-                    image, hm, c, colour, dark_ink, params.angled_shading_kernel), band, t_pip)
+                    self.image, hm, c, colour, self.dark_ink, self.params.angled_shading_kernel),
+                    self.band, self.t_pip)
             else:
-                half = _ink_distance(image, hm, (c, c), colour, t_pip, dark_ink)
+                half = _ink_distance(self.image, hm, (c, c), colour, self.t_pip, self.dark_ink)
             halves.append(half)
-        return _count_halves(halves, band, params, t_pip)
+        return _count_halves(halves, self.band, self.params, self.t_pip)
 
-    rim_lines = _grown(lines, centre, params.angled_rim * width)
-    more = params.angled_rim + params.angled_recheck_grow
-    wider_lines = _grown(lines, centre, more * width)
-    wider = _corners(wider_lines)
-
-    def judged(shaded: bool) -> tuple | None:
+    def judged(self, rim: list, wider: list, shaded: bool) -> tuple | None:
         """Counts, confidence and the counting's notes of one way of reading the face."""
-        read = count(plain, rim_lines, shaded)
+        params = self.params
+        read = self.count(rim, shaded)
         if read is None:
             return None
         counts, irregular, strokes, merges, asymmetry = read
@@ -427,7 +422,7 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
         # must give the same counts, unless it is the messier read (more strokes or
         # merged blobs: it reached the tile's edge, a shadow or a touching neighbour,
         # which says nothing against this read)
-        again = count(wider, wider_lines, shaded) if wider is not None else None
+        again = self.count(wider, shaded)
         if again is None or (again[0] != counts and not (
                 again[2] > strokes or again[3] > merges)):
             confidence *= 0.4
@@ -444,24 +439,77 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
             confidence *= 0.6
         return counts, confidence, strokes, merges, asymmetry
 
+
+def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:
+    """Read the tile of one bar from the face's own outline (strongly angled views).
+
+    ``None`` when the face region is not an isolated, filled quadrilateral of plausible
+    proportions around the bar."""
+    length = bar.length
+    cp = params.probe_width_px
+    s = params.bar_to_width * cp / length  # probe pixels per working pixel
+    half = params.angled_window * length
+    cx, cy = bar.centre
+    size = int(2 * half * s) | 1
+    x0, y0 = cx - half, cy - half
+    m = np.array([[1 / s, 0.0, x0], [0.0, 1 / s, y0]])
+    probe = cv2.warpAffine(image, m, (size, size), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    plab = cv2.cvtColor(probe, cv2.COLOR_BGR2LAB)  # uint8
+    d = bar.direction
+    pc = (bar.centre - np.array([x0, y0])) * s
+    lp = length * s
+    faces, seeds = _face_colour(plab, pc, d, lp, bar.thickness * s, size)
+    face = faces.mean(axis=0)
+    on_bar = np.clip(np.round(pc + np.linspace(-0.3, 0.3, 9)[:, None] * lp * d).astype(int),
+                     0, size - 1)
+    bar_lab = plab[on_bar[:, 1], on_bar[:, 0]].astype(np.float32)
+    bar_contrast = float(np.median(np.linalg.norm(bar_lab - face, axis=1)))
+    if bar_contrast < min(params.bar_min_contrast, max(
+            params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
+        return None
+    comp = _face_region(probe, plab, faces, seeds, params)
+    frame = None if comp is None else _frame(comp, pc, d, lp, params)
+    lines = None if frame is None else _outline(probe, comp, frame, pc, d, params)
+    if lines is None:
+        return None
+    lo_s, hi_s, lo_t, hi_t = frame.box
+    width = frame.width
+    centre = pc + frame.basis @ [0.5 * (lo_s + hi_s), 0.5 * (lo_t + hi_t)]
+    rim = _grown(lines, centre, params.angled_rim * width)
+    plain = _corners(rim)
+    if plain is None:
+        return None
+    wider = _grown(lines, centre, (params.angled_rim + params.angled_recheck_grow) * width)
+    c = params.canon_width_px
+    # each half is read against the face colour of its own side of the bar
+    hi_on_plus = float((np.linalg.inv(frame.basis) @ np.array([-d[1], d[0]]))[0]) > 0
+    halves = _Halves(
+        image, lambda p: np.array([x0, y0]) + p / s, pc, d,
+        (faces[1], faces[0]) if hi_on_plus else (faces[0], faces[1]),
+        float(np.median(bar_lab[:, 0])) < face[0],
+        max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast),
+        round(max(params.bar_band * c, 0.5 * bar.thickness * s * c / width + 0.03 * c)),
+        params)
     # read twice: against the face colour, and against the face's local lightness inside
     # the face's own extent (unevenly lit faces); agreeing reads stand, disagreeing ones
     # leave the more confident one in doubt
-    reads = [r for r in (judged(False), judged(True)) if r is not None]
+    reads = [r for r in (halves.judged(rim, wider, False), halves.judged(rim, wider, True))
+             if r is not None]
     if not reads:
         return None
     counts, confidence, strokes, merges, asymmetry = max(reads, key=lambda r: r[1])
     if len(reads) == 2 and reads[0][0] != reads[1][0]:
         confidence *= params.angled_disagreement
     confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
-    corners = np.array([to_work(p) for p in plain])
+    corners = np.array([x0, y0]) + plain / s
     h, w = image.shape[:2]
     slack = 0.05 * width / s
     if (corners.min() < -slack or corners[:, 0].max() > w - 1 + slack
             or corners[:, 1].max() > h - 1 + slack):
         confidence *= 0.3  # cut by the frame's border: part of the face is not seen
-    debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": 4,
-             "strokes": strokes, "merges": merges, "ratio": bar_ratio,
+    debug = {"bar_contrast": bar_contrast, "face_fraction": frame.face_fraction,
+             "measured": 4, "strokes": strokes, "merges": merges, "ratio": frame.bar_ratio,
              "width_measured": True, "asymmetry": asymmetry, "angled": True}
     return TileHypothesis((counts[0], counts[1]), corners, float(np.clip(confidence, 0, 1)),
                           width / s, bar.polarity, debug, bar)
