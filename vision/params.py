@@ -74,16 +74,16 @@ class Params:
     #: ridge bars must be at least this elongated (a shadow band under a tile is fatter).
     ridge_min_elongation: float = 4.5
 
-    # --- angled faces (``tiles.read_tile_angled``, used for the ridge bars) ---
+    # --- angled faces (``angled.read_tile_angled``; docs/vision.md, stage 3b) ---
     #: the face region is searched in a square of +- this many bar lengths around the bar.
     angled_window: float = 3.0
-    #: Lab distance to the face colour below which a pixel is face (tighter than
-    #: ``face_max_distance``: the shaded side face and the shadow below are close to it).
+    #: Lab distance to the face colour below which a sample beside the bar seeds the face
+    #: (a quarter of the samples on each side must), and beyond which a pixel that is
+    #: also ``angled_max_darker`` lighter than the face seeds the background (a lit rim,
+    #: a lighter table) of the watershed that finds the face region.
     angled_face_distance: float = 38.0
-    #: and at most this much darker (Lab lightness) than the face colour: the shaded side
-    #: face and the shadow under a tile are darker copies of the face.
     angled_max_darker: float = 30.0
-    #: the face mask is opened with a square this fraction of W wide (cuts the thin
+    #: the face region is opened with a square this fraction of W wide (cuts the thin
     #: bridges where faces meet in the image).
     angled_open: float = 0.12
     #: the face's long axis may make at most this cosine with the bar (it crosses it).
@@ -95,13 +95,13 @@ class Params:
     #: foreshortened across the short axis, less across the long one).
     angled_aspect: tuple[float, float] = (1.5, 5.0)
     #: the measured face is widened by this fraction of its width on every side (the
-    #: rounded rim, lit or shaded unlike the face, is not in the face-colour region).
+    #: rounded rim, lit or shaded unlike the face, is not in the face region).
     angled_rim: float = 0.04
     #: each fitted side is moved onto the strongest straight edge within this fraction
     #: of the face width (the region leaks into shadows and lit rims of its colour).
     angled_snap: float = 0.15
-    #: an end of the face more than this fraction short of its mirror image (about the
-    #: bar, in perspective) is moved out to it: pips and shadows bite into faces.
+    #: when the two halves differ by more than this fraction, the end on the weaker edge
+    #: is moved to the mirror image of the other about the bar (the face's middle).
     angled_end_tolerance: float = 0.06
     #: the shorter half must be at least this fraction of the longer one.
     angled_half_balance: float = 0.6
