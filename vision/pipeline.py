@@ -127,6 +127,16 @@ def _leaning(hyps: list[TileHypothesis], params: Params) -> bool:
                for h in hyps if h.confidence >= 0.3 * params.drop_confidence)
 
 
+def _unexplained(hyps: list[TileHypothesis], params: Params) -> bool:
+    """Whether the square-on reading leaves the frame unexplained: fewer than
+    ``ridge_gate_tiles`` sure tiles and either none at all or some bar read only unsure
+    (a frame of one or two clearly read tiles, such as a camera's crop, is explained)."""
+    sure = sum(h.confidence >= params.min_confidence for h in hyps)
+    if sure >= params.ridge_gate_tiles:
+        return False
+    return sure == 0 or any(h.confidence < params.min_confidence for h in hyps)
+
+
 def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list]:
     """Bars searched on a copy of at most ``max_side`` px, tiles read from ``work``."""
     h, w = work.shape[:2]
@@ -140,12 +150,13 @@ def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list
     hyps = [h for h in (read_tile(work, None, bar, params) for bar in bars) if h is not None]
     angled_scene = _leaning(hyps, params)
     hyps = [_angled_instead(work, h, params, angled_scene) for h in hyps]
-    if sum(h.confidence >= params.min_confidence for h in hyps) < params.ridge_gate_tiles:
+    if _unexplained(hyps, params):
         # few tiles: perhaps an angled view whose bars run into the tiles' side faces
         ridges = [b.scaled(1.0 / det_scale) for b in find_ridge_bars(det, params)]
-        if det_scale < 1.0:
-            # thin bars of foreshortened faces show better at full size; the same bar
-            # found at both sizes is read twice, and the reads compete in the suppression
+        if det_scale < 0.7:
+            # thin bars of foreshortened faces show better at full size (when the search
+            # copy is much smaller); the same bar found at both sizes is read twice, and
+            # the reads compete in the suppression
             ridges = ridges + find_ridge_bars(work, params)
         more = _new_bars(ridges, bars)
         bars = bars + more
