@@ -248,6 +248,6 @@ def find_ridge_bars(image: np.ndarray, params: Params) -> list[Bar]:
         cut = [b for b in bar_candidates(opened, 0, params, grey, one_end=True)
                if b.length >= params.ridge_min_elongation * b.thickness]
         out += dedupe_bars(found) + dedupe_bars(cut)
-    if len(out) > params.max_bars:
-        out = sorted(out, key=lambda b: -b.contrast)[: params.max_bars]
+    if len(out) > params.ridge_max_bars:  # (each is read by the slower angled reader)
+        out = sorted(out, key=lambda b: -b.contrast)[: params.ridge_max_bars]
     return out

@@ -71,6 +71,9 @@ class Params:
     ridge_gate_tiles: int = 3
     ridge_kernel_frac: float = 0.03
     ridge_offset: float = 30.0
+    #: at most this many ridge bars (highest contrast first) per search (each is read by
+    #: the slower angled reader).
+    ridge_max_bars: int = 40
     #: ridge bars must be at least this elongated (a shadow band under a tile is fatter).
     ridge_min_elongation: float = 4.5
 

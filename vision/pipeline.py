@@ -97,7 +97,10 @@ def _angled_instead(work: np.ndarray, hyp: TileHypothesis, params: Params,
     readings disagree, the more confident one stands, in doubt."""
     leans = abs(hyp.debug.get("shear", 0.0)) > params.shear_max
     guessed = angled_scene and hyp.debug.get("measured", 4) <= params.angled_check_measured
-    if not (leans or guessed):
+    # (junk is not worth a second read, which costs several square-on ones: a leaning
+    # face's confidence already carries the 0.3 of read_tile's shear doubt)
+    if not ((leans and hyp.confidence >= 0.3 * params.drop_confidence)
+            or (guessed and hyp.confidence >= 0.5 * params.drop_confidence)):
         return hyp
     again = read_tile_angled(work, hyp.bar, params)
     if again is None:
