@@ -161,7 +161,9 @@ def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list
             # copy is much smaller); the same bar found at both sizes is read twice, and
             # the reads compete in the suppression
             ridges = ridges + find_ridge_bars(work, params)
-        more = _new_bars(ridges, bars)
+        # (a bar already read as a sure tile needs no second read; one that gave nothing
+        # or an unsure tile gets the angled reader's)
+        more = _new_bars(ridges, [h.bar for h in hyps if h.confidence >= params.min_confidence])
         bars = bars + more
         hyps += [h for h in (read_tile_angled(work, bar, params) for bar in more) if h is not None]
     hyps = _reread_with_consensus_width(work, hyps, params)
