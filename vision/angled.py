@@ -22,7 +22,16 @@ import numpy as np
 from .bars import Bar
 from .cvcompat import small_to_lab
 from .params import Params
-from .tiles import TileHypothesis, _count_halves, _ink_distance, _lab_distance, _norm3
+from .tiles import (
+    TileHypothesis,
+    _count_halves,
+    _ink_distance,
+    _lab_distance,
+    _norm3,
+    bar_too_weak,
+    counting_doubt,
+    cut_by_border,
+)
 
 
 def _face_colour(plab: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, thickness: float,
@@ -426,17 +435,10 @@ class _Halves:
         if again is None or (again[0] != counts and not (
                 again[2] > strokes or again[3] > merges)):
             confidence *= 0.4
-        if strokes:
-            confidence *= params.stroke_penalty ** min(strokes, 3)
+        confidence *= counting_doubt(counts, irregular, strokes, merges, asymmetry, params,
+                                     params.angled_merge_penalty)
         if counts == [0, 0]:
             confidence *= 0.5
-        if asymmetry > params.layout_max_asymmetry:
-            confidence *= 0.5
-        confidence *= params.angled_merge_penalty ** merges
-        if max(counts) > (params.set_size or 18):
-            confidence *= 0.2
-        if irregular:
-            confidence *= 0.6
         return counts, confidence, strokes, merges, asymmetry
 
 
@@ -465,8 +467,7 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
                      0, size - 1)
     bar_lab = plab[on_bar[:, 1], on_bar[:, 0]].astype(np.float32)
     bar_contrast = float(np.median(np.linalg.norm(bar_lab - face, axis=1)))
-    if bar_contrast < min(params.bar_min_contrast, max(
-            params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
+    if bar_too_weak(bar_contrast, float(face[0]), params):
         return None
     comp = _face_region(probe, plab, faces, seeds, params)
     frame = None if comp is None else _frame(comp, pc, d, lp, params)
@@ -503,11 +504,8 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
         confidence *= params.angled_disagreement
     confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
     corners = np.array([x0, y0]) + plain / s
-    h, w = image.shape[:2]
-    slack = 0.05 * width / s
-    if (corners.min() < -slack or corners[:, 0].max() > w - 1 + slack
-            or corners[:, 1].max() > h - 1 + slack):
-        confidence *= 0.3  # cut by the frame's border: part of the face is not seen
+    if cut_by_border(corners, width / s, image.shape):
+        confidence *= 0.3
     debug = {"bar_contrast": bar_contrast, "face_fraction": frame.face_fraction,
              "measured": 4, "strokes": strokes, "merges": merges, "ratio": frame.bar_ratio,
              "width_measured": True, "asymmetry": asymmetry, "angled": True}

@@ -262,6 +262,41 @@ def _lab_distance(lab: np.ndarray, face: np.ndarray) -> tuple[np.ndarray, np.nda
     return cv2.sqrt(cv2.transform(sq, _ONES)), sq
 
 
+def bar_too_weak(contrast: float, face_lightness: float, params: Params) -> bool:
+    """Whether a bar's Lab contrast against its face is too low for a tile. Dim frames
+    have less contrast everywhere: the floor follows the face's lightness."""
+    return contrast < min(params.bar_min_contrast, max(
+        params.bar_min_contrast_dim, params.bar_contrast_per_lightness * face_lightness))
+
+
+def counting_doubt(counts: list[int], irregular: bool, strokes: int, merges: int,
+                   asymmetry: float, params: Params, merge_penalty: float) -> float:
+    """Confidence factor from what counting the pips noticed: strokes (texture, a wrong
+    outline), a layout that is not symmetric under a half turn (letters, texture),
+    merged blobs (``merge_penalty`` each), a count above the set, pips of very different
+    sizes in one half."""
+    factor = 1.0
+    if strokes:
+        factor *= params.stroke_penalty ** min(strokes, 3)
+    if asymmetry > params.layout_max_asymmetry:
+        factor *= 0.5
+    factor *= merge_penalty ** merges
+    if max(counts) > (params.set_size or 18):
+        factor *= 0.2
+    if irregular:
+        factor *= 0.6
+    return factor
+
+
+def cut_by_border(corners: np.ndarray, width: float, shape: tuple) -> bool:
+    """Whether an outline (working px) reaches past the frame's border by more than 5% of
+    the tile ``width``: part of the face is not seen."""
+    h, w = shape[:2]
+    slack = 0.05 * width
+    return bool(corners.min() < -slack or corners[:, 0].max() > w - 1 + slack
+                or corners[:, 1].max() > h - 1 + slack)
+
+
 def _ink_distance(image: np.ndarray, matrix: np.ndarray, size: tuple[int, int], face: np.ndarray,
                   t_pip: float, dark_ink: bool) -> np.ndarray:
     """Sample ``image`` through ``matrix`` (output -> image; 2 x 3 affine or 3 x 3
@@ -320,9 +355,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     bar_rows = slice(mv - bt, mv + bt + 1)
     bar_cols = slice(mu - int(0.25 * cp), mu + int(0.25 * cp))
     bar_contrast = float(_median(dist[bar_rows, bar_cols]))
-    # dim frames have less contrast everywhere: the floor follows the face's lightness
-    if bar_contrast < min(params.bar_min_contrast, max(
-            params.bar_min_contrast_dim, params.bar_contrast_per_lightness * float(face[0]))):
+    if bar_too_weak(bar_contrast, float(face[0]), params):
         return None
     dark_ink = float(_median(plab[bar_rows, bar_cols, 0].astype(np.float32))) < face[0]
 
@@ -349,18 +382,9 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         band = round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c))
         counts, irregular, strokes, merges, asymmetry = _count_halves(halves, band, params, t_pip)
         confidence = 0.9 if bar.joined else 1.0  # whole bars win ties against joined pieces
-        if strokes:
-            confidence *= params.stroke_penalty ** min(strokes, 3)
+        confidence *= counting_doubt(counts, irregular, strokes, merges, asymmetry, params, 0.8)
         if counts == [0, 0] and measured < 2:
             confidence *= 0.5  # nothing corroborates a blank-blank but its outline: ask for one
-        if asymmetry > params.layout_max_asymmetry:
-            confidence *= 0.5  # not a pip layout: letters, texture, or a wrong outline
-        confidence *= 0.8 ** merges
-        limit = params.set_size or 18
-        if max(counts) > limit:
-            confidence *= 0.2
-        if irregular:  # pips of one half differ too much in size
-            confidence *= 0.6
         if abs(shear) > params.shear_max:
             confidence *= 0.3  # seen at an angle: the bar's frame does not fit the face
         aspect = (et + eb) / max(1, width)
@@ -371,10 +395,7 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         pts = np.array([[mu - el, mv - et], [mu + er, mv - et], [mu + er, mv + eb], [mu - el, mv + eb]],
                        np.float64)
         corners = pts @ m[:, :2].T + m[:, 2]
-        h, w = image.shape[:2]
-        slack = 0.05 * width / s
-        if (corners[:, 0].min() < -slack or corners[:, 1].min() < -slack
-                or corners[:, 0].max() > w - 1 + slack or corners[:, 1].max() > h - 1 + slack):
+        if cut_by_border(corners, width / s, image.shape):
             confidence *= 0.3
         debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": measured,
                  "strokes": strokes, "merges": merges, "ratio": bar.length * s / max(1, width),
