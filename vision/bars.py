@@ -242,12 +242,9 @@ def find_ridge_bars(image: np.ndarray, params: Params) -> list[Bar]:
                           (np.ones((k, 1), np.uint8), np.ones((1, half), np.uint8))):
         ridge = cv2.subtract(cv2.morphologyEx(grey, cv2.MORPH_CLOSE, kernel), grey)
         mask = cv2.threshold(ridge, params.ridge_offset, 255, cv2.THRESH_BINARY)[1]
-        found = [b for b in bar_candidates(mask, 0, params, grey, one_end=True)
-                 if b.length >= params.ridge_min_elongation * b.thickness]
-        opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, along)
-        cut = [b for b in bar_candidates(opened, 0, params, grey, one_end=True)
-               if b.length >= params.ridge_min_elongation * b.thickness]
-        out += dedupe_bars(found) + dedupe_bars(cut)
+        for m in (mask, cv2.morphologyEx(mask, cv2.MORPH_OPEN, along)):
+            out += dedupe_bars([b for b in bar_candidates(m, 0, params, grey, one_end=True)
+                                if b.length >= params.ridge_min_elongation * b.thickness])
     if len(out) > params.ridge_max_bars:  # (each is read by the slower angled reader)
         out = sorted(out, key=lambda b: -b.contrast)[: params.ridge_max_bars]
     return out
