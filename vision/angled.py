@@ -307,6 +307,28 @@ def _plausible(corners: np.ndarray, centre: np.ndarray, region_area: float) -> b
     return 0.5 * region_area <= abs(cv2.contourArea(quad)) <= 1.3 * region_area
 
 
+def _long_axis(xy: np.ndarray, d: np.ndarray) -> np.ndarray | None:
+    """The face's long axis: the line through the middles of its slices along the bar
+    (``xy``: face pixels about the bar centre). A sheared face leans along it; one seen
+    at a grazing angle may be wider along the bar than across it, so the direction of
+    the largest extent is not the long axis."""
+    nrm = np.array([-d[1], d[0]])
+    u, v = xy @ d, xy @ nrm
+    edges = np.linspace(v.min(), v.max(), 17)[1:-1]
+    bins = np.digitize(v, edges)
+    counts = np.bincount(bins, minlength=len(edges) + 1)
+    keep = counts[1:-1] > 0
+    if keep.sum() < 4:
+        return None
+    mids_u = (np.bincount(bins, weights=u, minlength=len(edges) + 1)[1:-1][keep]
+              / counts[1:-1][keep])
+    mids_v = (np.bincount(bins, weights=v, minlength=len(edges) + 1)[1:-1][keep]
+              / counts[1:-1][keep])
+    _, slope = _theil_sen(mids_v, mids_u)
+    axis = slope * d + nrm
+    return axis / np.linalg.norm(axis)
+
+
 @dataclass(frozen=True)
 class _Frame:
     """A face measured in the probe: its skewed frame (columns of ``basis``: the long axis
@@ -337,9 +359,12 @@ def _frame(comp: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, params: P
     ys, xs = np.nonzero(filled)
     xy = np.stack([xs, ys], 1).astype(np.float64) - pc
     _, evecs = np.linalg.eigh(np.cov(xy.T))
-    a = evecs[:, 1]  # long axis
+    a = evecs[:, 1]  # the direction of the largest extent
     if abs(float(a @ d)) > params.angled_max_axis_cos:
-        return None
+        # near the bar: a strongly sheared face, or one seen at a grazing angle
+        a = _long_axis(xy, d)
+        if a is None or abs(float(a @ d)) > params.angled_max_lean_cos:
+            return None
     basis = np.stack([a, d], 1)  # columns: long axis, bar
     st = xy @ np.linalg.inv(basis).T  # (s, t) coordinates
     lo_s, hi_s = np.percentile(st[:, 0], [0.5, 99.5])
@@ -417,7 +442,8 @@ class _Halves:
             else:
                 half = _ink_distance(self.image, hm, (c, c), colour, self.t_pip, self.dark_ink)
             halves.append(half)
-        return _count_halves(halves, self.band, self.params, self.t_pip)
+        return _count_halves(halves, self.band, self.params, self.t_pip,
+                             self.params.angled_layout_slack)
 
     def judged(self, rim: list, wider: list, shaded: bool) -> tuple | None:
         """Counts, confidence and the counting's notes of one way of reading the face."""

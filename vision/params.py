@@ -89,14 +89,19 @@ class Params:
     #: the face region is opened with a square this fraction of W wide (cuts the thin
     #: bridges where faces meet in the image).
     angled_open: float = 0.12
-    #: the face's long axis may make at most this cosine with the bar (it crosses it).
+    #: the face's largest extent is its long axis when it makes at most this cosine with
+    #: the bar (it crosses it); otherwise the line through the middles of the face's
+    #: slices along the bar is, when it makes at most ``angled_max_lean_cos`` with the bar
+    #: (a face seen at a grazing angle is wider along its bar than across it; a strongly
+    #: sheared one leans far).
     angled_max_axis_cos: float = 0.6
+    angled_max_lean_cos: float = 0.75
     #: bar length / face extent along the bar (0.74 seen square-on; foreshortening
     #: shortens both alike, glare on the rim or a bevel shortens the face a little).
     angled_bar_ratio: tuple[float, float] = (0.45, 1.05)
     #: face extent along its long axis / extent along the bar (2 square-on; more when
     #: foreshortened across the short axis, less across the long one).
-    angled_aspect: tuple[float, float] = (1.5, 5.0)
+    angled_aspect: tuple[float, float] = (1.0, 5.0)
     #: the measured face is widened by this fraction of its width on every side (the
     #: rounded rim, lit or shaded unlike the face, is not in the face region).
     angled_rim: float = 0.04
@@ -116,6 +121,9 @@ class Params:
     #: confidence factor per merged blob in an angled read (0.8 square-on): resampled
     #: foreshortened pips merge more, and splitting them by area is less reliable.
     angled_merge_penalty: float = 0.5
+    #: an angled half's pip layout may sit this far (fraction of W) off the half's centre
+    #: before it counts as asymmetric (the measured outline is a little off)
+    angled_layout_slack: float = 0.1
     #: an angled face is also read against its local lightness: a grey closing with a
     #: disc this fraction of W wide (wider than any pip), inside the face's own extent.
     angled_shading_kernel: float = 0.35

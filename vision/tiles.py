@@ -99,9 +99,10 @@ def _outline(facemask: np.ndarray, mu: int, mv: int, q: int, cp: int, ratio: flo
     return el, er, et, eb, width, measured, face_fraction, left is not None and right is not None
 
 def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
-                close: bool = False) -> tuple[int, list, int, int, float]:
+                close: bool = False, layout_slack: float | None = None
+                ) -> tuple[int, list, int, int, float]:
     """Pips in one C x C half (bar side at row 0, ``band`` rows ignored there).
-    Returns count, pip areas, strokes, merges and layout asymmetry."""
+    Returns count, pip areas, strokes, merges and layout asymmetry (see ``_asymmetry``)."""
     c = dist.shape[0]
     ink = dist > t_pip
     margin = max(1, round(params.half_margin * c))
@@ -184,7 +185,7 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         merges += 1
     areas = [a for a, _, _ in areas]
     return (count, areas, strokes + specks // params.specks_per_stroke, merges,
-            _asymmetry(centres, c))
+            _asymmetry(centres, c, layout_slack))
 
 
 def _shear(facemask: np.ndarray, mu: int, mv: int, el: float, er: float, et: float,
@@ -211,19 +212,21 @@ def _shear(facemask: np.ndarray, mu: int, mv: int, el: float, er: float, et: flo
     return float((v * (mid - mid.mean())).sum() / max(1e-6, (v * v).sum()))
 
 
-def _count_halves(halves: list, band: int, params: Params, t_pip: float
+def _count_halves(halves: list, band: int, params: Params, t_pip: float,
+                  layout_slack: float | None = None
                   ) -> tuple[list[int], bool, int, int, float]:
     """Pips of both halves, with the glossy-pip and touching-pip retries. Returns counts,
     irregular pip sizes, strokes, merges and the worst layout asymmetry."""
     counts, irregular, strokes, merges, asymmetry = [], False, 0, 0, 0.0
     for half in halves:
-        k, areas, st, mg, asym = _count_half(half, band, params, t_pip)
+        k, areas, st, mg, asym = _count_half(half, band, params, t_pip, False, layout_slack)
         if st:  # broken glossy pips: retry with them repaired
-            retry = _count_half(half, band, params, t_pip, True)
+            retry = _count_half(half, band, params, t_pip, True, layout_slack)
             if retry[2] < st and retry[3] <= mg:
                 k, areas, st, mg, asym = retry
         if mg:  # touching pips: the valleys between them are lighter, try a higher cut
-            retry = _count_half(half, band, params, t_pip * params.pip_split_factor)
+            retry = _count_half(half, band, params, t_pip * params.pip_split_factor,
+                                False, layout_slack)
             if retry[3] < mg and retry[2] <= st and retry[0] >= k - 1:
                 k, areas, st, mg, asym = retry
         counts.append(k)
@@ -234,15 +237,26 @@ def _count_halves(halves: list, band: int, params: Params, t_pip: float
     return counts, irregular, strokes, merges, asymmetry
 
 
-def _asymmetry(centres: list, c: int) -> float:
+def _asymmetry(centres: list, c: int, layout_slack: float | None = None) -> float:
     """Every pip layout is symmetric under a half turn about the half's centre: mean
-    distance (fraction of W) from each blob's mirror image to the nearest blob."""
+    distance (fraction of W) from each blob's mirror image to the nearest blob.
+
+    With ``layout_slack`` (a fraction of W) the half's outline is itself in doubt (a face
+    measured at a low angle, where a visible side or a bevel shifts it a little): the
+    layout is turned about its own middle instead, and its offset from the half's centre
+    counts only beyond the slack."""
     if not centres:
         return 0.0
     pts = np.asarray(centres, np.float64)
-    mirror = c - pts
+    offset = 0.0
+    if layout_slack is None:
+        mirror = c - pts
+    else:
+        middle = 0.5 * (pts.min(axis=0) + pts.max(axis=0))
+        mirror = 2 * middle - pts
+        offset = max(0.0, float(np.linalg.norm(middle - 0.5 * c)) / c - layout_slack)
     gaps = np.sqrt(np.square(mirror[:, None, :] - pts[None, :, :]).sum(axis=2).min(axis=1))
-    return float(gaps.mean() / c)
+    return float(gaps.mean() / c) + offset
 
 
 _ONES = np.ones((1, 3), np.float32)
