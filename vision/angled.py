@@ -386,10 +386,10 @@ def _frame(comp: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, params: P
 
 
 def _outline(probe: np.ndarray, comp: np.ndarray, frame: _Frame, pc: np.ndarray,
-             d: np.ndarray, params: Params) -> list | None:
-    """The face's four side lines in the probe (stage 3b, steps 3-4), ``None`` when they
-    do not make a plausible face."""
-    lines = _side_lines(comp, pc, frame.basis, frame.box)
+             d: np.ndarray, params: Params, region: np.ndarray | None = None) -> list | None:
+    """The face's four side lines in the probe (stage 3b, steps 3-4) fitted to ``region``
+    (``comp`` itself unless given), ``None`` when they do not make a plausible face."""
+    lines = _side_lines(comp if region is None else region, pc, frame.basis, frame.box)
     if lines is None:
         return None
     grey = cv2.cvtColor(probe, cv2.COLOR_BGR2GRAY).astype(np.float32)
@@ -468,6 +468,27 @@ class _Halves:
         return counts, confidence, strokes, merges, asymmetry
 
 
+def _read_outline(halves: _Halves, lines: list, centre: np.ndarray, width: float,
+                  params: Params) -> tuple | None:
+    """Counts, confidence, the counting's notes and the corners (probe px) of one
+    measured outline, read twice: against the face colour, and against the face's local
+    lightness inside the face's own extent (unevenly lit faces); agreeing reads stand,
+    disagreeing ones leave the more confident one in doubt."""
+    rim = _grown(lines, centre, params.angled_rim * width)
+    plain = _corners(rim)
+    if plain is None:
+        return None
+    wider = _grown(lines, centre, (params.angled_rim + params.angled_recheck_grow) * width)
+    reads = [r for r in (halves.judged(rim, wider, False), halves.judged(rim, wider, True))
+             if r is not None]
+    if not reads:
+        return None
+    counts, confidence, strokes, merges, asymmetry = max(reads, key=lambda r: r[1])
+    if len(reads) == 2 and reads[0][0] != reads[1][0]:
+        confidence *= params.angled_disagreement
+    return counts, confidence, strokes, merges, asymmetry, plain
+
+
 def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:
     """Read the tile of one bar from the face's own outline (strongly angled views).
 
@@ -497,20 +518,14 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
         return None
     comp = _face_region(probe, plab, faces, seeds, params)
     frame = None if comp is None else _frame(comp, pc, d, lp, params)
-    lines = None if frame is None else _outline(probe, comp, frame, pc, d, params)
-    if lines is None:
+    if frame is None:
         return None
     lo_s, hi_s, lo_t, hi_t = frame.box
     width = frame.width
     centre = pc + frame.basis @ [0.5 * (lo_s + hi_s), 0.5 * (lo_t + hi_t)]
-    rim = _grown(lines, centre, params.angled_rim * width)
-    plain = _corners(rim)
-    if plain is None:
-        return None
-    wider = _grown(lines, centre, (params.angled_rim + params.angled_recheck_grow) * width)
-    c = params.canon_width_px
     # each half is read against the face colour of its own side of the bar
     hi_on_plus = float((np.linalg.inv(frame.basis) @ np.array([-d[1], d[0]]))[0]) > 0
+    c = params.canon_width_px
     halves = _Halves(
         image, lambda p: np.array([x0, y0]) + p / s, pc, d,
         (faces[1], faces[0]) if hi_on_plus else (faces[0], faces[1]),
@@ -518,15 +533,22 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
         max(params.pip_min_contrast, params.pip_rel_contrast * bar_contrast),
         round(max(params.bar_band * c, 0.5 * bar.thickness * s * c / width + 0.03 * c)),
         params)
-    # read twice: against the face colour, and against the face's local lightness inside
-    # the face's own extent (unevenly lit faces); agreeing reads stand, disagreeing ones
-    # leave the more confident one in doubt
-    reads = [r for r in (halves.judged(rim, wider, False), halves.judged(rim, wider, True))
-             if r is not None]
+    # two outlines: fitted to the face region, and to its convex hull (pips along a
+    # lit rim or a shadow bite into the region's side); each is read on its own, and
+    # when they disagree the more confident read stands, in doubt
+    ys, xs = np.nonzero(comp)
+    hull = np.zeros(comp.shape, np.uint8)
+    cv2.fillConvexPoly(hull, cv2.convexHull(np.stack([xs, ys], 1).astype(np.int32)), 1)
+    reads = []
+    for region in (None, hull.view(bool)):
+        lines = _outline(probe, comp, frame, pc, d, params, region)
+        read = None if lines is None else _read_outline(halves, lines, centre, width, params)
+        if read is not None:
+            reads.append(read)
     if not reads:
         return None
-    counts, confidence, strokes, merges, asymmetry = max(reads, key=lambda r: r[1])
-    if len(reads) == 2 and reads[0][0] != reads[1][0]:
+    counts, confidence, strokes, merges, asymmetry, plain = max(reads, key=lambda r: r[1])
+    if any(r[0] != counts for r in reads):
         confidence *= params.angled_disagreement
     confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
     corners = np.array([x0, y0]) + plain / s

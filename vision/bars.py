@@ -233,18 +233,23 @@ def find_ridge_bars(image: np.ndarray, params: Params) -> list[Bar]:
     A pip next to the bar joins it in that mask too; an opening of the mask with a line
     along the bars it marks, half the closing's length, keeps the bar and drops the pips.
     The bars of both masks are kept, also where they are the same bar: measured
-    differently they may read differently, and the reads compete in the suppression."""
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    differently they may read differently, and the reads compete in the suppression.
+
+    Both are made from the luminance and from min(B, G, R): a coloured bar on a coloured
+    face (yellow on pink) differs little in luminance, and in the local-mean masks it
+    runs into the darker band along the face's own edge on a light table."""
+    grey, low, _ = ink_channels(image)
     k = max(15, int(params.ridge_kernel_frac * max(grey.shape[:2])) | 1)
     out = []
     half = max(7, k // 2)
     for kernel, along in ((np.ones((1, k), np.uint8), np.ones((half, 1), np.uint8)),
                           (np.ones((k, 1), np.uint8), np.ones((1, half), np.uint8))):
-        ridge = cv2.subtract(cv2.morphologyEx(grey, cv2.MORPH_CLOSE, kernel), grey)
-        mask = cv2.threshold(ridge, params.ridge_offset, 255, cv2.THRESH_BINARY)[1]
-        for m in (mask, cv2.morphologyEx(mask, cv2.MORPH_OPEN, along)):
-            out += dedupe_bars([b for b in bar_candidates(m, 0, params, grey, one_end=True)
-                                if b.length >= params.ridge_min_elongation * b.thickness])
+        for channel in (grey, low):
+            ridge = cv2.subtract(cv2.morphologyEx(channel, cv2.MORPH_CLOSE, kernel), channel)
+            mask = cv2.threshold(ridge, params.ridge_offset, 255, cv2.THRESH_BINARY)[1]
+            for m in (mask, cv2.morphologyEx(mask, cv2.MORPH_OPEN, along)):
+                out += dedupe_bars([b for b in bar_candidates(m, 0, params, channel, one_end=True)
+                                    if b.length >= params.ridge_min_elongation * b.thickness])
     if len(out) > params.ridge_max_bars:  # (each is read by the slower angled reader)
         out = sorted(out, key=lambda b: -b.contrast)[: params.ridge_max_bars]
     return out
