@@ -250,6 +250,49 @@ def _balanced(lines: list, strengths: list, pc: np.ndarray, d: np.ndarray,
             0 if move_lo else 2)
 
 
+def _around_pips(lines: list, ink: np.ndarray, centre: np.ndarray, width: float,
+                 params: Params) -> list:
+    """The side lines, each moved out past the pip-sized ink blobs it cuts (by at most
+    ``angled_pip_reach`` W). A face's pips lie inside it: a side through a pip was set on
+    a bite of the face region (pips close to an edge where a lit rim or, at a grazing
+    angle, the tile's shaded side meets the face)."""
+    corners = _corners(lines)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(ink.view(np.uint8),
+                                                               connectivity=8)
+    if corners is None or n <= 1:
+        return lines
+    area = stats[1:, cv2.CC_STAT_AREA]
+    box_w, box_h = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
+    w2 = width * width
+    pipish = ((area >= 0.5 * params.pip_min_area * w2) & (area <= params.pip_max_area * w2)
+              & (np.maximum(box_w, box_h) <= 0.45 * width) & (area >= 0.4 * box_w * box_h))
+    if not pipish.any():
+        return lines
+    ys, xs = np.nonzero(labels)
+    which = labels[ys, xs] - 1
+    xy = np.stack([xs, ys], 1).astype(np.float64)
+    ends = ((corners[0], corners[1]), (corners[1], corners[2]), (corners[2], corners[3]),
+            (corners[3], corners[0]))
+    out = []
+    for (p, u), (a, b) in zip(lines, ends):
+        nrm = np.array([-u[1], u[0]])
+        if float((p - centre) @ nrm) < 0:
+            nrm = -nrm
+        dist = (xy - p) @ nrm  # > 0: outside the face
+        lo = np.full(n - 1, np.inf)
+        hi = np.full(n - 1, -np.inf)
+        np.minimum.at(lo, which, dist)
+        np.maximum.at(hi, which, dist)
+        # a blob on both sides of the line, beside the side (between its corners)
+        along = (cents[1:] - a) @ u
+        span = sorted((0.0, float((b - a) @ u)))
+        cut = pipish & (lo < -0.02 * width) & (hi > 0.02 * width)
+        cut &= (along >= span[0]) & (along <= span[1])
+        shift = float(hi[cut].max()) + 0.04 * width if cut.any() else 0.0
+        out.append((p + min(shift, params.angled_pip_reach * width) * nrm, u))
+    return out
+
+
 def _corners(lines: list) -> np.ndarray | None:
     """Corners (end lo & long lo, end lo & long hi, end hi & long hi, end hi & long lo)."""
     end_lo, long_hi, end_hi, long_lo = lines
@@ -539,9 +582,12 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     ys, xs = np.nonzero(comp)
     hull = np.zeros(comp.shape, np.uint8)
     cv2.fillConvexPoly(hull, cv2.convexHull(np.stack([xs, ys], 1).astype(np.int32)), 1)
+    ink = cv2.min(*(_lab_distance(plab, f)[0] for f in faces)) > halves.t_pip
     reads = []
     for region in (None, hull.view(bool)):
         lines = _outline(probe, comp, frame, pc, d, params, region)
+        if lines is not None:
+            lines = _around_pips(lines, ink, centre, width, params)
         read = None if lines is None else _read_outline(halves, lines, centre, width, params)
         if read is not None:
             reads.append(read)

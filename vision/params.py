@@ -108,6 +108,8 @@ class Params:
     #: each fitted side is moved onto the strongest straight edge within this fraction
     #: of the face width (the region leaks into shadows and lit rims of its colour).
     angled_snap: float = 0.15
+    #: a side that cuts pips is moved out past them, by at most this fraction of W.
+    angled_pip_reach: float = 0.3
     #: when the two halves differ by more than this fraction, the end on the weaker edge
     #: is moved to the mirror image of the other about the bar (the face's middle).
     angled_end_tolerance: float = 0.06

@@ -8,7 +8,9 @@ import cv2
 import numpy as np
 
 from vision import RenderSpec, render_table, scan
-from vision.angled import _balanced, _inside_face, _plausible, _theil_sen
+from vision.angled import _around_pips, _balanced, _inside_face, _long_axis, _plausible, _theil_sen
+from vision.params import Params
+from vision.tiles import _asymmetry
 
 
 def test_theil_sen_ignores_strays():
@@ -64,6 +66,46 @@ def test_plausible_face_shapes():
     assert not _plausible(square, centre, 500.0)  # far smaller than the face region
     bowtie = square[[0, 2, 1, 3]]
     assert not _plausible(bowtie, centre, 200.0)
+
+
+def test_long_axis_of_a_face_wider_along_its_bar_than_across_it():
+    """Seen at a grazing angle a face is foreshortened along its long axis until it is
+    wider along the bar; sheared, it leans. Its long axis still runs through the middles
+    of its slices along the bar, where the largest extent does not."""
+    bar = np.array([1.0, 0.0])
+    lean = np.array([0.6, 0.8])  # the long axis, 53 degrees from the bar
+    pts = np.array([s * lean + t * bar for s in np.linspace(-12, 12, 25)
+                    for t in np.linspace(-20, 20, 41)])  # 24 across, 40 along the bar
+    largest = np.linalg.eigh(np.cov(pts.T))[1][:, 1]
+    assert abs(float(largest @ bar)) > 0.9  # the largest extent runs along the bar
+    axis = _long_axis(pts, bar)
+    assert abs(abs(float(axis @ lean)) - 1.0) < 1e-3
+
+
+def test_a_side_through_pips_moves_out_past_them():
+    width = 40.0
+    ink = np.zeros((120, 120), bool)
+    cv2.circle(ink.view(np.uint8), (82, 60), 4, 1, -1)  # a pip the side x = 80 cuts
+    cv2.circle(ink.view(np.uint8), (60, 60), 4, 1, -1)  # a pip well inside
+    ink[:, 110:] = True  # the table beyond the face: not a pip
+    lines = _box_lines(40.0, 80.0, 20.0)  # a face from x = 40 to 80, y = 40 to 80
+    lines = [(p + np.array([0.0, 60.0]) if abs(u[1]) < 1e-6 else p, u) for p, u in lines]
+    centre = np.array([60.0, 60.0])
+    moved = _around_pips(lines, ink, centre, width, Params())
+    assert _end_x(moved[2]) > 86.0  # out past the cut pip (x up to 86) ...
+    assert _end_x(moved[2]) < 80.0 + 0.3 * width + 1e-6  # ... and no further than the reach
+    for k in (0, 1, 3):  # the other sides cut no pip and stay
+        assert np.allclose(moved[k][0], lines[k][0])
+
+
+def test_an_angled_layout_is_judged_about_its_own_middle():
+    c = 96
+    four = [(30.0, 30.0), (66.0, 30.0), (30.0, 66.0), (66.0, 66.0)]
+    shifted = [(x + 8.0, y + 6.0) for x, y in four]  # the outline is a little off
+    assert _asymmetry(shifted, c) > 0.15
+    assert _asymmetry(shifted, c, 0.15) < 1e-9
+    # a blob far off the half's centre is not excused by the slack
+    assert _asymmetry([(20.0, 20.0)], c, 0.15) > 0.2
 
 
 def test_inside_face_trims_a_band_beyond_the_face():
