@@ -268,7 +268,8 @@ def _around_pips(lines: list, ink: np.ndarray, centre: np.ndarray, width: float,
               & (np.maximum(box_w, box_h) <= 0.45 * width) & (area >= 0.4 * box_w * box_h))
     if not pipish.any():
         return lines
-    ys, xs = np.nonzero(labels)
+    keep = np.concatenate(([False], pipish))[labels]  # the pixels of pip-sized blobs
+    ys, xs = np.nonzero(keep)
     which = labels[ys, xs] - 1
     xy = np.stack([xs, ys], 1).astype(np.float64)
     ends = ((corners[0], corners[1]), (corners[1], corners[2]), (corners[2], corners[3]),
@@ -583,12 +584,17 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     hull = np.zeros(comp.shape, np.uint8)
     cv2.fillConvexPoly(hull, cv2.convexHull(np.stack([xs, ys], 1).astype(np.int32)), 1)
     ink = cv2.min(*(_lab_distance(plab, f)[0] for f in faces)) > halves.t_pip
-    reads = []
+    reads, seen = [], []
     for region in (None, hull.view(bool)):
         lines = _outline(probe, comp, frame, pc, d, params, region)
-        if lines is not None:
-            lines = _around_pips(lines, ink, centre, width, params)
-        read = None if lines is None else _read_outline(halves, lines, centre, width, params)
+        if lines is None:
+            continue
+        lines = _around_pips(lines, ink, centre, width, params)
+        corners = _corners(lines)
+        if corners is None or any(np.abs(corners - c).max() < 0.03 * width for c in seen):
+            continue  # (the same outline twice reads the same)
+        seen.append(corners)
+        read = _read_outline(halves, lines, centre, width, params)
         if read is not None:
             reads.append(read)
     if not reads:

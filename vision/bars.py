@@ -69,6 +69,16 @@ def dedupe_bars(bars: list[Bar]) -> list[Bar]:
     return [b for b, d in zip(bars, dropped) if not d]
 
 
+def _same_bar(bar: Bar, others: list[Bar]) -> bool:
+    """Whether ``others`` holds ``bar`` (the test of ``dedupe_bars``)."""
+    for b in others:
+        if (np.linalg.norm(b.centre - bar.centre) < 0.15 * min(b.length, bar.length)
+                and abs(float(b.direction @ bar.direction)) > 0.97
+                and abs(np.log(b.length / bar.length)) < 0.3):
+            return True
+    return False
+
+
 def ink_masks(image: np.ndarray, params: Params, channels: list | None = None) -> list[np.ndarray]:
     """Binary ink masks (uint8 0/255), one per channel of ``ink_channels``."""
     h, w = image.shape[:2]
@@ -240,16 +250,19 @@ def find_ridge_bars(image: np.ndarray, params: Params) -> list[Bar]:
     runs into the darker band along the face's own edge on a light table."""
     grey, low, _ = ink_channels(image)
     k = max(15, int(params.ridge_kernel_frac * max(grey.shape[:2])) | 1)
-    out = []
     half = max(7, k // 2)
+    found: dict[int, list[Bar]] = {0: [], 1: []}  # per channel
     for kernel, along in ((np.ones((1, k), np.uint8), np.ones((half, 1), np.uint8)),
                           (np.ones((k, 1), np.uint8), np.ones((1, half), np.uint8))):
-        for channel in (grey, low):
+        for c, channel in enumerate((grey, low)):
             ridge = cv2.subtract(cv2.morphologyEx(channel, cv2.MORPH_CLOSE, kernel), channel)
             mask = cv2.threshold(ridge, params.ridge_offset, 255, cv2.THRESH_BINARY)[1]
             for m in (mask, cv2.morphologyEx(mask, cv2.MORPH_OPEN, along)):
-                out += dedupe_bars([b for b in bar_candidates(m, 0, params, channel, one_end=True)
-                                    if b.length >= params.ridge_min_elongation * b.thickness])
+                found[c] += dedupe_bars([b for b in bar_candidates(m, 0, params, channel,
+                                                                   one_end=True)
+                                         if b.length >= params.ridge_min_elongation * b.thickness])
+    # a black bar is found in both channels alike: min(B, G, R) adds only bars of its own
+    out = found[0] + [b for b in found[1] if not _same_bar(b, found[0])]
     if len(out) > params.ridge_max_bars:  # (each is read by the slower angled reader)
         out = sorted(out, key=lambda b: -b.contrast)[: params.ridge_max_bars]
     return out
