@@ -69,14 +69,21 @@ def dedupe_bars(bars: list[Bar]) -> list[Bar]:
     return [b for b, d in zip(bars, dropped) if not d]
 
 
-def _same_bar(bar: Bar, others: list[Bar]) -> bool:
-    """Whether ``others`` holds ``bar`` (the test of ``dedupe_bars``)."""
-    for b in others:
-        if (np.linalg.norm(b.centre - bar.centre) < 0.15 * min(b.length, bar.length)
-                and abs(float(b.direction @ bar.direction)) > 0.97
-                and abs(np.log(b.length / bar.length)) < 0.3):
-            return True
-    return False
+def _not_among(bars: list[Bar], others: list[Bar]) -> list[Bar]:
+    """The bars of ``bars`` that ``others`` does not hold (the test of ``dedupe_bars``)."""
+    if not bars or not others:
+        return bars
+    cen = np.array([b.centre for b in others])
+    dirs = np.array([b.direction for b in others])
+    lens = np.array([b.length for b in others])
+    out = []
+    for bar in bars:
+        same = np.linalg.norm(cen - bar.centre, axis=1) < 0.15 * np.minimum(lens, bar.length)
+        same &= np.abs(dirs @ bar.direction) > 0.97
+        same &= np.abs(np.log(lens / bar.length)) < 0.3
+        if not same.any():
+            out.append(bar)
+    return out
 
 
 def ink_masks(image: np.ndarray, params: Params, channels: list | None = None) -> list[np.ndarray]:
@@ -261,8 +268,11 @@ def find_ridge_bars(image: np.ndarray, params: Params) -> list[Bar]:
                 found[c] += dedupe_bars([b for b in bar_candidates(m, 0, params, channel,
                                                                    one_end=True)
                                          if b.length >= params.ridge_min_elongation * b.thickness])
+    # (each is read by the slower angled reader: the most contrasted ones only)
+    grey_bars, low_bars = (sorted(found[c], key=lambda b: -b.contrast)[: params.ridge_max_bars]
+                           for c in (0, 1))
     # a black bar is found in both channels alike: min(B, G, R) adds only bars of its own
-    out = found[0] + [b for b in found[1] if not _same_bar(b, found[0])]
-    if len(out) > params.ridge_max_bars:  # (each is read by the slower angled reader)
+    out = grey_bars + _not_among(low_bars, grey_bars)
+    if len(out) > params.ridge_max_bars:
         out = sorted(out, key=lambda b: -b.contrast)[: params.ridge_max_bars]
     return out
