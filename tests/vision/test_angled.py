@@ -32,10 +32,11 @@ def test_foreshortened_frames_are_read_or_reported_unsure():
                     expected.remove(tuple(sorted(tile.pips)))
                 else:
                     wrong += 1
-    # measured when written: 14 right, 2 wrong of 32 tiles (5 right, 16 wrong before the
-    # angled reader); the floors leave a little room
-    assert right >= 12
-    assert wrong <= 3
+    # measured: 30 right, 0 wrong of 32 tiles (18 and 0 before the grazing-face axis and
+    # two outlines; 5 right, 16 wrong before any angled reader); the floors leave a
+    # little room
+    assert right >= 27
+    assert wrong <= 2
 
 
 def test_angled_reader_on_a_sheared_tile():

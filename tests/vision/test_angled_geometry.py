@@ -140,7 +140,8 @@ def test_low_camera_frames_are_read_or_reported_unsure():
                     expected.remove(pair)
                 else:
                     wrong += 1
-    # measured when written: 34 right, 7 wrong of 72 (before the homography reader and
-    # the angled-scene check: 19 right, 11 wrong); the floors leave a little room
-    assert right >= 31
+    # measured: 46 right, 7 wrong of 72 (34 and 7 before the grazing-face axis, two
+    # outlines and the pip rule; 19 and 11 before the homography reader); the floors
+    # leave a little room
+    assert right >= 42
     assert wrong <= 8
