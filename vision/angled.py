@@ -382,6 +382,7 @@ class _Frame:
     basis: np.ndarray
     box: tuple
     face_fraction: float
+    hull: np.ndarray  # the face region's convex hull, filled (bool)
     bar_ratio: float
 
     @property
@@ -426,7 +427,7 @@ def _frame(comp: np.ndarray, pc: np.ndarray, d: np.ndarray, lp: float, params: P
             and hull_fill >= params.angled_min_hull_fill
             and face_fraction >= params.face_min_fraction and halves_ok):
         return None
-    return _Frame(basis, (lo_s, hi_s, lo_t, hi_t), face_fraction, bar_ratio)
+    return _Frame(basis, (lo_s, hi_s, lo_t, hi_t), face_fraction, filled.view(bool), bar_ratio)
 
 
 def _outline(probe: np.ndarray, comp: np.ndarray, frame: _Frame, pc: np.ndarray,
@@ -580,12 +581,9 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
     # two outlines: fitted to the face region, and to its convex hull (pips along a
     # lit rim or a shadow bite into the region's side); each is read on its own, and
     # when they disagree the more confident read stands, in doubt
-    ys, xs = np.nonzero(comp)
-    hull = np.zeros(comp.shape, np.uint8)
-    cv2.fillConvexPoly(hull, cv2.convexHull(np.stack([xs, ys], 1).astype(np.int32)), 1)
     ink = cv2.min(*(_lab_distance(plab, f)[0] for f in faces)) > halves.t_pip
     reads, seen = [], []
-    for region in (None, hull.view(bool)):
+    for region in (None, frame.hull):
         lines = _outline(probe, comp, frame, pc, d, params, region)
         if lines is None:
             continue
