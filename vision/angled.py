@@ -534,6 +534,20 @@ def _read_outline(halves: _Halves, lines: list, centre: np.ndarray, width: float
     return counts, confidence, strokes, merges, asymmetry, plain
 
 
+def _face_cut_by_border(comp: np.ndarray, to_image: np.ndarray, shape: tuple, width: float,
+                        params: Params) -> bool:
+    """Whether the face region runs into the frame's border along more than
+    ``angled_border_touch`` of the face width: part of the face is then not seen. (The
+    measured outline may cross the border where it takes in the tile's side or is grown,
+    with the whole face in view.)"""
+    size = comp.shape[0]
+    seen = cv2.warpAffine(np.ones(shape[:2], np.uint8), to_image, (size, size),
+                          flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    beside_unseen = cv2.dilate(1 - seen, np.ones((5, 5), np.uint8)).astype(bool)
+    return float((beside_unseen & comp).sum()) > params.angled_border_touch * width
+
+
 def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:
     """Read the tile of one bar from the face's own outline (strongly angled views).
 
@@ -602,7 +616,7 @@ def read_tile_angled(image: np.ndarray, bar: Bar, params: Params) -> TileHypothe
         confidence *= params.angled_disagreement
     confidence *= min(1.0, 0.5 + bar_contrast / (4 * params.bar_min_contrast))
     corners = np.array([x0, y0]) + plain / s
-    if cut_by_border(corners, width / s, image.shape):
+    if _face_cut_by_border(comp, m, image.shape, width, params):
         confidence *= 0.3
     debug = {"bar_contrast": bar_contrast, "face_fraction": frame.face_fraction,
              "measured": 4, "strokes": strokes, "merges": merges, "ratio": frame.bar_ratio,

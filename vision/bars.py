@@ -26,11 +26,17 @@ class Bar:
     thickness: float
     polarity: int  # 0: dark ink on light face, 1: light ink on dark face
     contrast: float = 255.0  # grey levels between the bar and the face beside it
-    joined: bool = False  # made of two collinear pieces (a bar cut by a pin)
+    #: the gap a pin cuts in its middle (working px), when the bar was joined from two
+    #: collinear pieces; 0.0 for a bar found whole
+    pin: float = 0.0
+
+    @property
+    def joined(self) -> bool:
+        return self.pin > 0.0
 
     def scaled(self, factor: float) -> Bar:
         return Bar(self.centre * factor, self.direction, self.length * factor,
-                   self.thickness * factor, self.polarity, self.contrast, self.joined)
+                   self.thickness * factor, self.polarity, self.contrast, self.pin * factor)
 
 
 #: polarity of each ink channel: 0 dark ink on a light face, 1 light ink on a dark face.
@@ -220,19 +226,104 @@ def join_split_bars(bars: list[Bar], params: Params) -> list[Bar]:
         end = b.centre + d * b.length / 2
         centre = (start + end) / 2
         length = float(np.linalg.norm(end - start))
+        pin = max(1.0, float(np.linalg.norm(b.centre - a.centre)) - 0.5 * (a.length + b.length))
         out.append(Bar(centre, d, length, max(a.thickness, b.thickness), a.polarity,
-                       min(a.contrast, b.contrast), True))
+                       min(a.contrast, b.contrast), pin))
     return out
+
+
+def _continuation(ink: np.ndarray, step: float, gap_max: float, length: float
+                  ) -> tuple[float, float] | None:
+    """Where the ink run that starts within ``gap_max`` of a bar's end starts and stops (px
+    past the end, along ``ink``: one bar's samples at ``step`` px), when it is as long as a second
+    piece of that bar (0.6 to 1.6 of its ``length``; single missing samples bridged)."""
+    filled = ink.copy()
+    filled[1:-1] |= ink[:-2] & ink[2:]
+    limit = int(gap_max / step) + 1
+    gap = np.flatnonzero(~filled[:limit])  # (the piece's own ink may reach past its end)
+    if not len(gap):
+        return None
+    starts = gap[0] + np.flatnonzero(filled[gap[0]:limit])
+    if not len(starts):
+        return None
+    start = starts[0]
+    ends = np.flatnonzero(~filled[start:])
+    stop = start + (ends[0] if len(ends) else len(filled) - start)
+    run = (stop - start) * step
+    if not 0.6 * length <= run <= 1.6 * length:
+        return None
+    return start * step, stop * step
+
+
+def extend_across_pins(bars: list[Bar], masks: list[np.ndarray], channels: list[np.ndarray],
+                       params: Params) -> list[Bar]:
+    """Whole bars for pin-split bars of which only one piece was found: a pin's dark rim
+    that merges with the other piece makes that piece a blob, no bar. Past either end of
+    a piece, across a gap of at most a pin (2.5 bar thicknesses), the ink of its polarity
+    must run on for another piece's length; the whole bar must then pass the contrast
+    test of any bar."""
+    samples = 48
+    pieces = [b for b in bars if not b.joined]
+    if not pieces:
+        return []
+    ink_of = {pol: cv2.bitwise_or(*[m for m, p in zip(masks, CHANNEL_POLARITY) if p == pol])
+              if CHANNEL_POLARITY.count(pol) > 1 else masks[CHANNEL_POLARITY.index(pol)]
+              for pol in set(CHANNEL_POLARITY)}
+    cen = np.array([b.centre for b in pieces])
+    dirs = np.array([b.direction for b in pieces])
+    lens = np.array([b.length for b in pieces])
+    gaps = 2.5 * np.array([b.thickness for b in pieces]) + 1.0
+    reach = gaps + 1.6 * lens
+    step = reach / samples
+    found = []
+    for sign in (1.0, -1.0):
+        ends = cen + sign * (0.5 * lens)[:, None] * dirs
+        t = (np.arange(samples) + 0.5)[None, :] * step[:, None]
+        pts = ends[:, None, :] + sign * t[..., None] * dirs[:, None, :]
+        for pol in set(CHANNEL_POLARITY):
+            rows = np.flatnonzero([b.polarity == pol for b in pieces])
+            if not len(rows):
+                continue
+            ink = _sample(ink_of[pol], pts[rows]) > 0
+            # a second piece covers the stretch between the largest gap and 0.6 of a piece
+            lo = np.ceil(gaps[rows] / step[rows]).astype(int)
+            hi = np.floor(0.6 * lens[rows] / step[rows]).astype(int)
+            for r, k in enumerate(rows):
+                if hi[r] <= lo[r] or ink[r, lo[r]:hi[r]].mean() < 0.85:
+                    continue
+                run = _continuation(ink[r], step[k], gaps[k], lens[k])
+                if run is not None:
+                    bar = pieces[k]
+                    d = sign * bar.direction
+                    start = bar.centre - d * 0.5 * bar.length
+                    end = bar.centre + d * (0.5 * bar.length + run[1])
+                    found.append((bar, 0.5 * (start + end), d, float(np.linalg.norm(end - start)),
+                                  max(1.0, run[0])))
+    out = []
+    for pol in set(CHANNEL_POLARITY):
+        mine = [f for f in found if f[0].polarity == pol]
+        if not mine:
+            continue
+        channel = channels[CHANNEL_POLARITY.index(pol)]
+        contrast = bar_contrasts(channel, np.array([f[1] for f in mine]),
+                                 np.array([f[2] for f in mine]), np.array([f[3] for f in mine]),
+                                 np.array([f[0].thickness for f in mine]), params)
+        out += [Bar(c, d, length, bar.thickness, pol, float(k), pin)
+                for (bar, c, d, length, pin), k in zip(mine, contrast)
+                if k >= params.bar_min_quick_contrast]
+    return _not_among(out, [b for b in bars if b.joined])
 
 
 def find_bars(image: np.ndarray, params: Params) -> list[Bar]:
     """All bar candidates of a BGR image (deduplicated, pin-split bars joined, capped)."""
     channels = ink_channels(image)
     out = []
-    for k, mask in enumerate(ink_masks(image, params, channels)):
+    masks = ink_masks(image, params, channels)
+    for k, mask in enumerate(masks):
         out += bar_candidates(mask, CHANNEL_POLARITY[k], params, channels[k])
     out = dedupe_bars(out)
     out = join_split_bars(out, params)
+    out += extend_across_pins(out, masks, channels, params)
     if len(out) > params.max_bars:
         out = sorted(out, key=lambda b: -b.contrast)[: params.max_bars]
     return out

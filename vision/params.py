@@ -129,6 +129,9 @@ class Params:
     #: an angled face is also read against its local lightness: a grey closing with a
     #: disc this fraction of W wide (wider than any pip), inside the face's own extent.
     angled_shading_kernel: float = 0.35
+    #: an angled face is cut by the frame's border (confidence x 0.3) when its region runs
+    #: along the border for more than this fraction of W.
+    angled_border_touch: float = 0.1
     #: confidence factor when the two readings of an angled face disagree.
     angled_disagreement: float = 0.7
     #: confidence of an angled read before the usual pip penalties (a measured outline

@@ -336,6 +336,16 @@ def _ink_distance(image: np.ndarray, matrix: np.ndarray, size: tuple[int, int], 
     return dist
 
 
+def _clear_pin(halves: list[np.ndarray], bar: Bar, column: float, scale: float) -> None:
+    """Blank the pin of a pin-split bar in both halves' ink distances (in place): the disc
+    of the pin's gap and a bar thickness of dark rim around it, at ``column`` of the bar
+    line (row 0); ``scale`` is half px per working px. A pin bulging past the bar's band
+    would count as pips."""
+    radius = max(1, round((0.5 * bar.pin + bar.thickness) * scale))
+    for half in halves:
+        cv2.circle(half, (round(column), 0), radius, 0.0, -1)
+
+
 def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Params,
               ratio_hint: float | None = None, fixed_width: bool = False
               ) -> TileHypothesis | None:
@@ -393,6 +403,8 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
             hm = np.array([[m[0, 0] * kx, m[0, 1] * ky, m[0, 0] * ox + m[0, 1] * oy + m[0, 2]],
                            [m[1, 0] * kx, m[1, 1] * ky, m[1, 0] * ox + m[1, 1] * oy + m[1, 2]]])
             halves.append(_ink_distance(image, hm, (c, c), face, t_pip, dark_ink))
+        if bar.joined:
+            _clear_pin(halves, bar, el / (el + er) * c, c / (width / s))
         band = round(max(params.bar_band * c, 0.5 * bar.thickness * c / (width / s) + 0.03 * c))
         counts, irregular, strokes, merges, asymmetry = _count_halves(halves, band, params, t_pip)
         confidence = 0.9 if bar.joined else 1.0  # whole bars win ties against joined pieces
