@@ -232,85 +232,87 @@ def join_split_bars(bars: list[Bar], params: Params) -> list[Bar]:
     return out
 
 
-def _continuation(ink: np.ndarray, step: float, gap_max: float, length: float
-                  ) -> tuple[float, float] | None:
-    """Where the ink run that starts within ``gap_max`` of a bar's end starts and stops (px
-    past the end, along ``ink``: one bar's samples at ``step`` px), when it is as long as a second
-    piece of that bar (0.6 to 1.6 of its ``length``; single missing samples bridged)."""
+def _first(flags: np.ndarray) -> np.ndarray:
+    """Per row, the index of the first true entry (the row's length when there is none)."""
+    return np.where(flags.any(axis=1), flags.argmax(axis=1), flags.shape[1])
+
+
+def _continuations(ink: np.ndarray, limit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``ink`` (samples along a line past a bar's end, single missing samples
+    bridged): the first sample of the ink run that starts past a gap, within ``limit``
+    samples, and the first sample after that run (both = the row length when none)."""
+    n = ink.shape[1]
     filled = ink.copy()
-    filled[1:-1] |= ink[:-2] & ink[2:]
-    limit = int(gap_max / step) + 1
-    gap = np.flatnonzero(~filled[:limit])  # (the piece's own ink may reach past its end)
-    if not len(gap):
-        return None
-    starts = gap[0] + np.flatnonzero(filled[gap[0]:limit])
-    if not len(starts):
-        return None
-    start = starts[0]
-    ends = np.flatnonzero(~filled[start:])
-    stop = start + (ends[0] if len(ends) else len(filled) - start)
-    run = (stop - start) * step
-    if not 0.6 * length <= run <= 1.6 * length:
-        return None
-    return start * step, stop * step
+    filled[:, 1:-1] |= ink[:, :-2] & ink[:, 2:]
+    idx = np.arange(n)[None, :]
+    gap = _first(~filled)  # (the piece's own ink may reach past its end)
+    start = _first(filled & (idx > gap[:, None]))
+    start = np.where(start < limit, start, n)
+    stop = _first(~filled & (idx > start[:, None]))
+    return start, stop
 
 
 def extend_across_pins(bars: list[Bar], masks: list[np.ndarray], channels: list[np.ndarray],
                        params: Params) -> list[Bar]:
     """Whole bars for pin-split bars of which only one piece was found: a pin's dark rim
     that merges with the other piece makes that piece a blob, no bar. Past either end of
-    a piece, across a gap of at most a pin (2.5 bar thicknesses), the ink of its polarity
-    must run on for another piece's length; the whole bar must then pass the contrast
+    a piece, across a gap of at most a pin (3 bar thicknesses, 0.75 of the piece), the ink
+    of its polarity must run on for another piece's length (0.6 to 2 of it: the run may
+    hold the pin's rim), with face beside it; the whole bar must then pass the contrast
     test of any bar."""
     samples = 48
     pieces = [b for b in bars if not b.joined]
     if not pieces:
         return []
-    ink_of = {pol: cv2.bitwise_or(*[m for m, p in zip(masks, CHANNEL_POLARITY) if p == pol])
-              if CHANNEL_POLARITY.count(pol) > 1 else masks[CHANNEL_POLARITY.index(pol)]
-              for pol in set(CHANNEL_POLARITY)}
     cen = np.array([b.centre for b in pieces])
     dirs = np.array([b.direction for b in pieces])
     lens = np.array([b.length for b in pieces])
-    gaps = 2.5 * np.array([b.thickness for b in pieces]) + 1.0
-    reach = gaps + 1.6 * lens
-    step = reach / samples
-    found = []
-    for sign in (1.0, -1.0):
-        ends = cen + sign * (0.5 * lens)[:, None] * dirs
-        t = (np.arange(samples) + 0.5)[None, :] * step[:, None]
-        pts = ends[:, None, :] + sign * t[..., None] * dirs[:, None, :]
-        for pol in set(CHANNEL_POLARITY):
-            rows = np.flatnonzero([b.polarity == pol for b in pieces])
-            if not len(rows):
-                continue
-            ink = _sample(ink_of[pol], pts[rows]) > 0
-            # a second piece covers the stretch between the largest gap and 0.6 of a piece
-            lo = np.ceil(gaps[rows] / step[rows]).astype(int)
-            hi = np.floor(0.6 * lens[rows] / step[rows]).astype(int)
-            for r, k in enumerate(rows):
-                if hi[r] <= lo[r] or ink[r, lo[r]:hi[r]].mean() < 0.85:
-                    continue
-                run = _continuation(ink[r], step[k], gaps[k], lens[k])
-                if run is not None:
-                    bar = pieces[k]
-                    d = sign * bar.direction
-                    start = bar.centre - d * 0.5 * bar.length
-                    end = bar.centre + d * (0.5 * bar.length + run[1])
-                    found.append((bar, 0.5 * (start + end), d, float(np.linalg.norm(end - start)),
-                                  max(1.0, run[0])))
+    thick = np.array([b.thickness for b in pieces])
+    pols = np.array([b.polarity for b in pieces])
+    gaps = np.minimum(3.0 * thick + 1.0, 0.75 * lens)
+    step = (gaps + 2.0 * lens) / samples
+    t = (np.arange(samples) + 0.5)[None, :] * step[:, None]
     out = []
-    for pol in set(CHANNEL_POLARITY):
-        mine = [f for f in found if f[0].polarity == pol]
-        if not mine:
+    for pol in sorted(set(CHANNEL_POLARITY)):
+        rows = np.flatnonzero(pols == pol)
+        if not len(rows):
             continue
-        channel = channels[CHANNEL_POLARITY.index(pol)]
-        contrast = bar_contrasts(channel, np.array([f[1] for f in mine]),
-                                 np.array([f[2] for f in mine]), np.array([f[3] for f in mine]),
-                                 np.array([f[0].thickness for f in mine]), params)
-        out += [Bar(c, d, length, bar.thickness, pol, float(k), pin)
-                for (bar, c, d, length, pin), k in zip(mine, contrast)
-                if k >= params.bar_min_quick_contrast]
+        ink_mask = masks[CHANNEL_POLARITY.index(pol)]
+        for k, p in enumerate(CHANNEL_POLARITY):
+            if p == pol and masks[k] is not ink_mask:
+                ink_mask = cv2.bitwise_or(ink_mask, masks[k])
+        found = []
+        for sign in (1.0, -1.0):
+            d = sign * dirs[rows]
+            ends = cen[rows] + (0.5 * lens[rows])[:, None] * d
+            pts = ends[:, None, :] + t[rows][..., None] * d[:, None, :]
+            start, stop = _continuations(_sample(ink_mask, pts) > 0, gaps[rows] / step[rows])
+            run = (stop - start) * step[rows]
+            ok = (start < samples) & (run >= 0.6 * lens[rows]) & (run <= 2.0 * lens[rows])
+            # a piece of bar is thin: beside the run lies face on both sides (not the
+            # table or a shadow past the tile's end)
+            along = np.arange(samples)[None, :]
+            in_run = (along >= start[:, None]) & (along < stop[:, None])
+            normal = np.stack([-d[:, 1], d[:, 0]], 1)
+            off = np.maximum(0.5 * thick[rows] + 2.0, 0.2 * lens[rows])[:, None, None]
+            for side in (1.0, -1.0):
+                beside = _sample(ink_mask, pts + side * off * normal[:, None, :]) > 0
+                ok &= (beside & in_run).sum(axis=1) <= 0.3 * np.maximum(1, in_run.sum(axis=1))
+            for r in np.flatnonzero(ok):
+                k = rows[r]
+                tail = cen[k] - 0.5 * lens[k] * d[r]
+                head = ends[r] + stop[r] * step[k] * d[r]
+                found.append((k, 0.5 * (tail + head), d[r], float(np.linalg.norm(head - tail)),
+                              max(1.0, float(start[r] * step[k]))))
+        if not found:
+            continue
+        contrast = bar_contrasts(channels[CHANNEL_POLARITY.index(pol)],
+                                 np.array([f[1] for f in found]), np.array([f[2] for f in found]),
+                                 np.array([f[3] for f in found]), thick[[f[0] for f in found]],
+                                 params)
+        out += [Bar(c, d, length, float(thick[k]), pol, float(q), pin)
+                for (k, c, d, length, pin), q in zip(found, contrast)
+                if q >= params.bar_min_quick_contrast]
     return _not_among(out, [b for b in bars if b.joined])
 
 

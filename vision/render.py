@@ -179,8 +179,13 @@ def _draw_tile(img, centre, angle, tw, pair, spec, rng) -> np.ndarray:
     thick = max(1, round(0.055 * tw))
     cv2.line(img, tuple(_to_fixed(p)), tuple(_to_fixed(q)), bar_colour, thick, cv2.LINE_AA, 4)
     if spec.extra.get("pin"):  # a brass pin in the middle of the bar, as some sets have
-        cv2.circle(img, tuple(_to_fixed(centre)), round(0.07 * tw * 16), (120, 190, 215),
-                   -1, cv2.LINE_AA, 4)
+        metal = (120, 190, 215)  # brass
+        if spec.extra["pin"] == "shadowed":
+            # a shiny steel pin, its dark rim (shadow) on one side merged with one piece
+            metal = (215, 218, 222)
+            cv2.circle(img, tuple(_to_fixed(pt(0.04 * tw, 0.025 * tw))), round(0.1 * tw * 16),
+                       ink_dark, -1, cv2.LINE_AA, 4)
+        cv2.circle(img, tuple(_to_fixed(centre)), round(0.07 * tw * 16), metal, -1, cv2.LINE_AA, 4)
     for half, n in enumerate(pair):
         r = pip_radius(n) * tw
         for x, y in pip_layout(n):

@@ -152,6 +152,13 @@ def test_bars_cut_by_a_metal_pin():
                             extra={"pin": True}))
 
 
+@pytest.mark.parametrize("seed", [3, 4])
+def test_bars_cut_by_a_pin_whose_rim_merges_with_one_piece(seed):
+    # the shadowed piece is a blob, not a bar: the whole bar is found from the other piece
+    read_exactly(RenderSpec(n_tiles=10, set_size=6, seed=seed, background="cloth",
+                            extra={"pin": "shadowed"}))
+
+
 def test_thumbnail_sized_frame():
     read_exactly(RenderSpec(tiles=[(2, 5)], n_tiles=1, width=120, height=90, seed=1,
                             background="wood"))
