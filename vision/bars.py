@@ -313,7 +313,8 @@ def extend_across_pins(bars: list[Bar], masks: list[np.ndarray], channels: list[
         out += [Bar(c, d, length, float(thick[k]), pol, float(q), pin)
                 for (k, c, d, length, pin), q in zip(found, contrast)
                 if q >= params.bar_min_quick_contrast]
-    return _not_among(out, [b for b in bars if b.joined])
+    # (both pieces may reach across to the other: one bar)
+    return _not_among(dedupe_bars(out), [b for b in bars if b.joined])
 
 
 def find_bars(image: np.ndarray, params: Params) -> list[Bar]:

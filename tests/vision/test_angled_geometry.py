@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 
 from vision import RenderSpec, render_table, scan
-from vision.angled import _around_pips, _balanced, _inside_face, _long_axis, _plausible, _theil_sen
+from vision.angled import (_around_pips, _balanced, _face_cut_by_border, _inside_face, _long_axis,
+                           _plausible, _theil_sen)
 from vision.params import Params
 from vision.tiles import _asymmetry
 
@@ -145,3 +146,18 @@ def test_low_camera_frames_are_read_or_reported_unsure():
     # leave a little room
     assert right >= 42
     assert wrong <= 8
+
+
+def test_a_face_is_cut_by_the_border_only_where_its_region_runs_along_it():
+    params = Params()
+    shape = (100, 200)  # the frame: 100 rows, 200 columns
+    to_image = np.array([[1.0, 0.0, -20.0], [0.0, 1.0, 10.0]])  # probe px -> frame px
+    face = np.zeros((80, 80), bool)
+    face[20:50, 30:70] = True  # frame columns 10..49: the whole face is seen
+    assert not _face_cut_by_border(face, to_image, shape, 30.0, params)
+    face[20:50, 18:30] = True  # now the region runs on to frame column -2: cut by the border
+    assert _face_cut_by_border(face, to_image, shape, 30.0, params)
+    # one corner pixel near the border is no cut (a grown outline may pass it)
+    face[20:50, 18:30] = False
+    face[20, 21] = True
+    assert not _face_cut_by_border(face, to_image, shape, 30.0, params)
