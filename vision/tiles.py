@@ -129,6 +129,7 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         ink = ink | holes
     _, _, stats, cents = components_with_stats(ink)
     min_area = params.pip_min_area * c * c
+    min_pip_width = 0.8 * (4.0 * min_area / np.pi) ** 0.5  # the smallest pip's diameter, less 20%
     max_area = params.pip_max_area * c * c
     areas, strokes, merged_areas, centres = [], 0, [], []
     specks = 0
@@ -146,7 +147,8 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
                 y + h >= c - margin and w > 2 * h and h < 0.15 * c):
             continue  # a thin strip along the outline: tile edge, gap or neighbour
         if elong > 2.6:
-            if a / float(w * h) >= 0.5 and min(w, h) <= 0.22 * c:
+            # (a row of touching pips is a pip thick; a thinner streak is no pips)
+            if a / float(w * h) >= 0.5 and min_pip_width <= min(w, h) <= 0.22 * c:
                 merged_areas.append((a, min(w, h)))  # a row or column of touching pips
                 centres.append((cx, cy))
             else:
