@@ -215,6 +215,10 @@ class Params:
     layout_max_asymmetry: float = 0.2
     #: confidence factor per stroke (non-pip ink) inside the halves, up to three.
     stroke_penalty: float = 0.6
+    #: a bar whose square-on reading fails is read again pointing the other way when its
+    #: contrast is at least this (grey levels; texture bars are weaker): see
+    #: ``pipeline._read_either_way``.
+    reread_min_contrast: float = 120.0
     #: hypotheses below this are not tiles at all and are dropped.
     drop_confidence: float = 0.2
     #: tiles below this confidence are reported as low-confidence and left out of totals.

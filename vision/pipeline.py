@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from .angled import read_tile_angled
-from .bars import find_bars, find_ridge_bars
+from .bars import Bar, find_bars, find_ridge_bars
 from .cvcompat import convex_overlap
 from .imageio import validate_image
 from .observation import Observation, TileReading
@@ -140,6 +140,25 @@ def _unexplained(hyps: list[TileHypothesis], params: Params) -> bool:
     return sure == 0 or any(h.confidence < params.min_confidence for h in hyps)
 
 
+def _read_either_way(work: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:
+    """The square-on reading of a bar; when it is unsure, or fails on a strongly
+    contrasted bar, the bar is read again pointing the other way, and the more confident
+    reading stands. (The probe's pixel grid is not symmetric under a half turn about the
+    bar: the face colour comes from strips one pixel apart, which matters where pips
+    reach close to the bar, and a frame turned by 90 degrees read some tiles only one way.)"""
+    hyp = read_tile(work, None, bar, params)
+    if hyp is not None and hyp.confidence >= params.min_confidence:
+        return hyp
+    if hyp is None and bar.contrast < params.reread_min_contrast:
+        return None  # (most failed bars are texture: not worth a second read)
+    again = read_tile(work, None, dataclasses.replace(bar, direction=-bar.direction), params)
+    if again is None or (hyp is not None and again.confidence <= hyp.confidence):
+        return hyp
+    if hyp is not None and sorted(hyp.pips) != sorted(again.pips):
+        again.confidence *= params.angled_disagreement ** 2  # two counts: the tile is in doubt
+    return again
+
+
 def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list]:
     """Bars searched on a copy of at most ``max_side`` px, tiles read from ``work``."""
     h, w = work.shape[:2]
@@ -150,7 +169,7 @@ def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list
         work, (round(w * det_scale), round(h * det_scale)),
         interpolation=cv2.INTER_LINEAR if det_scale >= 0.5 else cv2.INTER_AREA)
     bars = [b.scaled(1.0 / det_scale) for b in find_bars(det, params)]
-    hyps = [h for h in (read_tile(work, None, bar, params) for bar in bars) if h is not None]
+    hyps = [h for h in (_read_either_way(work, bar, params) for bar in bars) if h is not None]
     angled_scene = _leaning(hyps, params)
     hyps = [_angled_instead(work, h, params, angled_scene) for h in hyps]
     if _unexplained(hyps, params):

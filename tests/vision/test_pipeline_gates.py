@@ -101,3 +101,40 @@ def test_in_an_angled_scene_an_unconfirmed_guess_is_doubted(angled_reads):
     out = pipeline._angled_instead(None, hyp((2, 6), 1.0, measured=0), PARAMS, True)
     assert out.pips == (2, 6)
     assert out.confidence == pytest.approx(PARAMS.angled_disagreement ** 2)
+
+
+def _reader(by_direction: dict):
+    """A stub square-on reader: the hypothesis for the y component of the bar's direction."""
+    calls = []
+
+    def read(work, lab, bar, params, **kw):
+        calls.append(float(bar.direction[1]))
+        return by_direction.get(float(bar.direction[1]))
+    return read, calls
+
+
+def test_an_unsure_or_failed_read_is_tried_the_other_way(monkeypatch):
+    strong = Bar(np.array([50.0, 50.0]), np.array([0.0, 1.0]), 30.0, 3.0, 0, 200.0)
+    read, calls = _reader({1.0: hyp(confidence=0.3), -1.0: hyp(confidence=0.9)})
+    monkeypatch.setattr(pipeline, "read_tile", read)
+    assert pipeline._read_either_way(None, strong, PARAMS).confidence == 0.9
+    assert calls == [1.0, -1.0]
+    # a failed read of a strong bar, too; the more confident of two reads stands
+    read, calls = _reader({-1.0: hyp(confidence=0.7)})
+    monkeypatch.setattr(pipeline, "read_tile", read)
+    assert pipeline._read_either_way(None, strong, PARAMS).confidence == 0.7
+    read, calls = _reader({1.0: hyp(confidence=0.4), -1.0: hyp(confidence=0.3)})
+    monkeypatch.setattr(pipeline, "read_tile", read)
+    assert pipeline._read_either_way(None, strong, PARAMS).confidence == 0.4
+
+
+def test_a_sure_read_or_a_failed_weak_bar_is_read_once(monkeypatch):
+    strong = Bar(np.array([50.0, 50.0]), np.array([0.0, 1.0]), 30.0, 3.0, 0, 200.0)
+    weak = Bar(np.array([50.0, 50.0]), np.array([0.0, 1.0]), 30.0, 3.0, 0, 60.0)
+    read, calls = _reader({1.0: hyp(confidence=0.8), -1.0: hyp(confidence=1.0)})
+    monkeypatch.setattr(pipeline, "read_tile", read)
+    assert pipeline._read_either_way(None, strong, PARAMS).confidence == 0.8
+    read, calls = _reader({-1.0: hyp(confidence=1.0)})
+    monkeypatch.setattr(pipeline, "read_tile", read)
+    assert pipeline._read_either_way(None, weak, PARAMS) is None  # texture: not read again
+    assert calls == [1.0]
