@@ -141,14 +141,14 @@ def _unexplained(hyps: list[TileHypothesis], params: Params) -> bool:
 
 
 def _read_either_way(work: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:
-    """The square-on reading of a bar; when it is unsure, or fails on a strongly
+    """The square-on reading of a bar; when it is unsure (not junk), or fails on a strongly
     contrasted bar, the bar is read again pointing the other way, and the more confident
     reading stands. (The probe's pixel grid is not symmetric under a half turn about the
     bar: the face colour comes from strips one pixel apart, which matters where pips
     reach close to the bar, and a frame turned by 90 degrees read some tiles only one way.)"""
     hyp = read_tile(work, None, bar, params)
-    if hyp is not None and hyp.confidence >= params.min_confidence:
-        return hyp
+    if hyp is not None and not params.drop_confidence <= hyp.confidence < params.min_confidence:
+        return hyp  # sure, or junk
     if hyp is None and bar.contrast < params.reread_min_contrast:
         return None  # (most failed bars are texture: not worth a second read)
     again = read_tile(work, None, dataclasses.replace(bar, direction=-bar.direction), params)

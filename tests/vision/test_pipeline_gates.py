@@ -126,14 +126,21 @@ def test_an_unsure_or_failed_read_is_tried_the_other_way(monkeypatch):
     read, calls = _reader({1.0: hyp(confidence=0.4), -1.0: hyp(confidence=0.3)})
     monkeypatch.setattr(pipeline, "read_tile", read)
     assert pipeline._read_either_way(None, strong, PARAMS).confidence == 0.4
+    # two different counts: the better one stands, in doubt
+    read, calls = _reader({1.0: hyp((2, 7), confidence=0.3), -1.0: hyp((3, 7), confidence=0.9)})
+    monkeypatch.setattr(pipeline, "read_tile", read)
+    again = pipeline._read_either_way(None, strong, PARAMS)
+    assert again.pips == (3, 7) and again.confidence < PARAMS.min_confidence
 
 
-def test_a_sure_read_or_a_failed_weak_bar_is_read_once(monkeypatch):
+def test_a_sure_or_junk_read_or_a_failed_weak_bar_is_read_once(monkeypatch):
     strong = Bar(np.array([50.0, 50.0]), np.array([0.0, 1.0]), 30.0, 3.0, 0, 200.0)
     weak = Bar(np.array([50.0, 50.0]), np.array([0.0, 1.0]), 30.0, 3.0, 0, 60.0)
-    read, calls = _reader({1.0: hyp(confidence=0.8), -1.0: hyp(confidence=1.0)})
-    monkeypatch.setattr(pipeline, "read_tile", read)
-    assert pipeline._read_either_way(None, strong, PARAMS).confidence == 0.8
+    for first in (0.8, 0.1):  # sure; junk (below drop_confidence)
+        read, calls = _reader({1.0: hyp(confidence=first), -1.0: hyp(confidence=1.0)})
+        monkeypatch.setattr(pipeline, "read_tile", read)
+        assert pipeline._read_either_way(None, strong, PARAMS).confidence == first
+        assert calls == [1.0]
     read, calls = _reader({-1.0: hyp(confidence=1.0)})
     monkeypatch.setattr(pipeline, "read_tile", read)
     assert pipeline._read_either_way(None, weak, PARAMS) is None  # texture: not read again
