@@ -142,21 +142,32 @@ def _unexplained(hyps: list[TileHypothesis], params: Params) -> bool:
 
 def _read_either_way(work: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:
     """The square-on reading of a bar; when it is unsure (not junk), or fails on a strongly
-    contrasted bar, the bar is read again pointing the other way, and the more confident
-    reading stands. (The probe's pixel grid is not symmetric under a half turn about the
-    bar: the face colour comes from strips one pixel apart, which matters where pips
-    reach close to the bar, and a frame turned by 90 degrees read some tiles only one way.)"""
+    contrasted bar, the bar is read again pointing the other way, then with the face
+    colour from the clean (lighter, for dark ink) half of the strips beside the bar, until
+    a reading is sure; the most confident reading stands, doubted when its counts differ
+    from the one it replaces. (The probe's pixel grid is not symmetric under a half turn
+    about the bar: the face colour comes from strips one pixel apart, which matters where
+    pips crowd the bar, and a frame turned by 90 degrees read some tiles only one way.
+    Where pips crowd the bar the strips hold nearly as much pip as face.)"""
     hyp = read_tile(work, None, bar, params)
     if hyp is not None and not params.drop_confidence <= hyp.confidence < params.min_confidence:
         return hyp  # sure, or junk
     if hyp is None and bar.contrast < params.reread_min_contrast:
         return None  # (most failed bars are texture: not worth a second read)
-    again = read_tile(work, None, dataclasses.replace(bar, direction=-bar.direction), params)
-    if again is None or (hyp is not None and again.confidence <= hyp.confidence):
-        return hyp
-    if hyp is not None and sorted(hyp.pips) != sorted(again.pips):
-        again.confidence *= params.angled_disagreement ** 2  # two counts: the tile is in doubt
-    return again
+    for other, clean in ((dataclasses.replace(bar, direction=-bar.direction), False),
+                         (bar, True)):
+        again = read_tile(work, None, other, params, clean_face=clean)
+        if again is None:
+            continue
+        if hyp is not None:
+            if sorted(hyp.pips) != sorted(again.pips):
+                again.confidence *= params.angled_disagreement ** 2  # two counts: in doubt
+            if again.confidence <= hyp.confidence:
+                continue
+        hyp = again
+        if hyp.confidence >= params.min_confidence:
+            break
+    return hyp
 
 
 def _search(work: np.ndarray, max_side: int, params: Params) -> tuple[list, list]:

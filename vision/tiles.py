@@ -349,9 +349,13 @@ def _clear_pin(halves: list[np.ndarray], bar: Bar, column: float, scale: float) 
 
 
 def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Params,
-              ratio_hint: float | None = None, fixed_width: bool = False
-              ) -> TileHypothesis | None:
+              ratio_hint: float | None = None, fixed_width: bool = False,
+              clean_face: bool = False) -> TileHypothesis | None:
     """Test the tile hypothesis of one bar; ``None`` when it is not a tile face.
+
+    The face colour is the median of the strips beside the bar; with ``clean_face`` only
+    of their half away from the ink's side (lighter for dark ink), for faces whose pips
+    crowd the bar so that the strips hold nearly as much pip as face.
 
     A coarse probe (``probe_width_px`` per tile width) finds the face colour, the bar
     contrast and the outline; each half is then sampled at ``canon_width_px`` for pips."""
@@ -374,7 +378,11 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
     b1, bu = max(b0 + 2, round(0.13 * cp) + 1), int(0.35 * cp)
     inner = np.concatenate([plab[mv - b1 : mv - b0, mu - bu : mu + bu],
                             plab[mv + b0 : mv + b1, mu - bu : mu + bu]], 0)
-    face = _median(inner.reshape(-1, 3).astype(np.float32), axis=0)
+    inner = inner.reshape(-1, 3).astype(np.float32)
+    if clean_face:
+        lightness, cut = inner[:, 0], _median(inner[:, 0])
+        inner = inner[lightness >= cut] if bar.polarity == 0 else inner[lightness <= cut]
+    face = _median(inner, axis=0)
     dist, _ = _lab_distance(plab, face)
     # bar contrast and polarity
     bt = max(0, round(min(0.025 * cp, 0.25 * bar.thickness * s)))

@@ -5,6 +5,8 @@ here (a unit test of one module); tests/vision/test_angled*.py run it for real."
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -104,12 +106,15 @@ def test_in_an_angled_scene_an_unconfirmed_guess_is_doubted(angled_reads):
 
 
 def _reader(by_direction: dict):
-    """A stub square-on reader: the hypothesis for the y component of the bar's direction."""
+    """A stub square-on reader: the hypothesis for the y component of the bar's direction
+    (key "clean" when the face colour is taken from the clean half of its samples)."""
     calls = []
 
-    def read(work, lab, bar, params, **kw):
-        calls.append(float(bar.direction[1]))
-        return by_direction.get(float(bar.direction[1]))
+    def read(work, lab, bar, params, clean_face=False, **kw):
+        key = "clean" if clean_face else float(bar.direction[1])
+        calls.append(key)
+        found = by_direction.get(key)
+        return None if found is None else dataclasses.replace(found)
     return read, calls
 
 
@@ -131,6 +136,23 @@ def test_an_unsure_or_failed_read_is_tried_the_other_way(monkeypatch):
     monkeypatch.setattr(pipeline, "read_tile", read)
     again = pipeline._read_either_way(None, strong, PARAMS)
     assert again.pips == (3, 7) and again.confidence < PARAMS.min_confidence
+    # (and a doubted count does not displace a more confident one)
+    read, calls = _reader({1.0: hyp((2, 7), confidence=0.4), -1.0: hyp((3, 7), confidence=0.7)})
+    monkeypatch.setattr(pipeline, "read_tile", read)
+    assert pipeline._read_either_way(None, strong, PARAMS).pips == (2, 7)
+
+
+def test_a_face_colour_from_the_clean_samples_is_the_last_try(monkeypatch):
+    strong = Bar(np.array([50.0, 50.0]), np.array([0.0, 1.0]), 30.0, 3.0, 0, 200.0)
+    read, calls = _reader({"clean": hyp((6, 6), confidence=0.9)})
+    monkeypatch.setattr(pipeline, "read_tile", read)
+    assert pipeline._read_either_way(None, strong, PARAMS).pips == (6, 6)
+    assert calls == [1.0, -1.0, "clean"]
+    # a sure reading the other way round needs no third read
+    read, calls = _reader({-1.0: hyp(confidence=0.9), "clean": hyp(confidence=1.0)})
+    monkeypatch.setattr(pipeline, "read_tile", read)
+    assert pipeline._read_either_way(None, strong, PARAMS).confidence == 0.9
+    assert calls == [1.0, -1.0]
 
 
 def test_a_sure_or_junk_read_or_a_failed_weak_bar_is_read_once(monkeypatch):
