@@ -133,11 +133,14 @@ def _leaning(hyps: list[TileHypothesis], params: Params) -> bool:
 def _unexplained(hyps: list[TileHypothesis], params: Params) -> bool:
     """Whether the square-on reading leaves the frame unexplained: fewer than
     ``ridge_gate_tiles`` sure tiles and either none at all or some bar read only unsure
-    (a frame of one or two clearly read tiles, such as a camera's crop, is explained)."""
+    (a frame of one or two clearly read tiles, such as a camera's crop, is explained; so
+    is an unsure tile cut by the frame's border beside them: a crop cuts its neighbours,
+    and no reader sees the rest of them)."""
     sure = sum(h.confidence >= params.min_confidence for h in hyps)
     if sure >= params.ridge_gate_tiles:
         return False
-    return sure == 0 or any(h.confidence < params.min_confidence for h in hyps)
+    return sure == 0 or any(h.confidence < params.min_confidence and not h.debug.get("cut")
+                            for h in hyps)
 
 
 def _read_either_way(work: np.ndarray, bar: Bar, params: Params) -> TileHypothesis | None:

@@ -431,9 +431,11 @@ def read_tile(image: np.ndarray, lab: np.ndarray | None, bar: Bar, params: Param
         pts = np.array([[mu - el, mv - et], [mu + er, mv - et], [mu + er, mv + eb], [mu - el, mv + eb]],
                        np.float64)
         corners = pts @ m[:, :2].T + m[:, 2]
-        if cut_by_border(corners, width / s, image.shape):
+        cut = cut_by_border(corners, width / s, image.shape)
+        if cut:
             confidence *= 0.3
         debug = {"bar_contrast": bar_contrast, "face_fraction": face_fraction, "measured": measured,
+                 "cut": cut,
                  "strokes": strokes, "merges": merges, "ratio": bar.length * s / max(1, width),
                  "width_measured": width_measured,
                  "asymmetry": asymmetry, "shear": shear, "aspect": aspect,

@@ -18,8 +18,9 @@ PARAMS = Params()
 BAR = Bar(np.array([50.0, 50.0]), np.array([0.0, 1.0]), 30.0, 3.0, 0)
 
 
-def hyp(pips=(3, 4), confidence=1.0, measured=4, shear=0.0, aspect=2.0, angled=False):
-    debug = {"measured": measured, "shear": shear, "aspect": aspect}
+def hyp(pips=(3, 4), confidence=1.0, measured=4, shear=0.0, aspect=2.0, angled=False,
+        cut=False):
+    debug = {"measured": measured, "shear": shear, "aspect": aspect, "cut": cut}
     if angled:
         debug["angled"] = True
     corners = np.array([[0.0, 0.0], [40.0, 0.0], [40.0, 80.0], [0.0, 80.0]])
@@ -35,6 +36,14 @@ def test_few_or_doubtful_tiles_leave_the_frame_unexplained():
     assert pipeline._unexplained([], PARAMS)
     assert pipeline._unexplained([hyp(confidence=0.3)], PARAMS)
     assert pipeline._unexplained([hyp(), hyp(confidence=0.4)], PARAMS)
+    assert pipeline._unexplained([hyp(confidence=0.3, cut=True)], PARAMS)  # nothing sure
+
+
+def test_a_crop_that_cuts_a_neighbour_is_explained_by_its_sure_tiles():
+    # a camera's crop of two clearly read tiles cuts the next tile of the train: that
+    # tile reads unsure (x 0.3 for the cut) and no reader could see the rest of it
+    assert not pipeline._unexplained([hyp(), hyp(), hyp(confidence=0.12, cut=True)], PARAMS)
+    assert pipeline._unexplained([hyp(), hyp(), hyp(confidence=0.12)], PARAMS)
 
 
 def test_angled_scene_evidence():
