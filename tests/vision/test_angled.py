@@ -32,9 +32,9 @@ def test_foreshortened_frames_are_read_or_reported_unsure():
                     expected.remove(tuple(sorted(tile.pips)))
                 else:
                     wrong += 1
-    # measured: 30 right, 0 wrong of 32 tiles (18 and 0 before the grazing-face axis and
-    # two outlines; 5 right, 16 wrong before any angled reader); the floors leave a
-    # little room
+    # measured: 31 right, 0 wrong of 32 tiles (30 in the third round, 18 and 0 before the
+    # grazing-face axis and two outlines; 5 right, 16 wrong before any angled reader); the
+    # floors leave a little room
     assert right >= 27
     assert wrong <= 2
 
