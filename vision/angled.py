@@ -30,7 +30,6 @@ from .tiles import (
     _norm3,
     bar_too_weak,
     counting_doubt,
-    cut_by_border,
 )
 
 

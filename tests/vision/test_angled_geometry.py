@@ -8,8 +8,15 @@ import cv2
 import numpy as np
 
 from vision import RenderSpec, render_table, scan
-from vision.angled import (_around_pips, _balanced, _face_cut_by_border, _inside_face, _long_axis,
-                           _plausible, _theil_sen)
+from vision.angled import (
+    _around_pips,
+    _balanced,
+    _face_cut_by_border,
+    _inside_face,
+    _long_axis,
+    _plausible,
+    _theil_sen,
+)
 from vision.params import Params
 from vision.tiles import _asymmetry
 
