@@ -129,8 +129,11 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
         ink = ink | holes
     _, _, stats, cents = components_with_stats(ink)
     min_area = params.pip_min_area * c * c
-    min_pip_width = 0.8 * (4.0 * min_area / np.pi) ** 0.5  # the smallest pip's diameter, less 20%
     max_area = params.pip_max_area * c * c
+    # a row of touching pips is a pip thick: from the smallest pip's diameter (less 20%)
+    # to the largest one's (blurred big pips of a 6 merge into columns 0.25 W wide)
+    min_pip_width = 0.8 * (4.0 * min_area / np.pi) ** 0.5
+    max_pip_width = (4.0 * max_area / np.pi) ** 0.5
     areas, strokes, merged_areas, centres = [], 0, [], []
     specks = 0
     # native numbers: the loop does scalar arithmetic on a few dozen components
@@ -147,8 +150,7 @@ def _count_half(dist: np.ndarray, band: int, params: Params, t_pip: float,
                 y + h >= c - margin and w > 2 * h and h < 0.15 * c):
             continue  # a thin strip along the outline: tile edge, gap or neighbour
         if elong > 2.6:
-            # (a row of touching pips is a pip thick; a thinner streak is no pips)
-            if a / float(w * h) >= 0.5 and min_pip_width <= min(w, h) <= 0.22 * c:
+            if a / float(w * h) >= 0.5 and min_pip_width <= min(w, h) <= max_pip_width:
                 merged_areas.append((a, min(w, h)))  # a row or column of touching pips
                 centres.append((cx, cy))
             else:

@@ -39,3 +39,11 @@ def test_a_thin_streak_inside_the_margin_is_no_pip():
     count, _, strokes, _, _ = _count_half(dist, 6, PARAMS, T_PIP)
     assert count == 4
     assert strokes == 1
+
+
+def test_two_columns_of_big_touching_pips_count_six():
+    # a blurred 6 whose big pips (0.25 W) merged into two columns
+    dist = _half([(22, 24), (22, 46), (22, 68), (72, 24), (72, 46), (72, 68)], radius=12)
+    count, _, strokes, merges, _ = _count_half(dist, 6, PARAMS, T_PIP)
+    assert count == 6
+    assert strokes == 0 and merges == 2
