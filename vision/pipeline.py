@@ -149,9 +149,9 @@ def _read_either_way(work: np.ndarray, bar: Bar, params: Params) -> TileHypothes
     colour from the clean (lighter, for dark ink) half of the strips beside the bar, until
     a reading is sure; the most confident reading stands, doubted when its counts differ
     from the one it replaces. (The probe's pixel grid is not symmetric under a half turn
-    about the bar: the face colour comes from strips one pixel apart, which matters where
-    pips crowd the bar, and a frame turned by 90 degrees read some tiles only one way.
-    Where pips crowd the bar the strips hold nearly as much pip as face.)"""
+    about the bar, so the two directions take the face colour from strips one pixel
+    apart; where pips crowd the bar that matters, and there the strips hold nearly as much
+    pip as face. A frame turned by 90 degrees read some tiles only one way.)"""
     hyp = read_tile(work, None, bar, params)
     if hyp is not None and not params.drop_confidence <= hyp.confidence < params.min_confidence:
         return hyp  # sure, or junk
